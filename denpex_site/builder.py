@@ -1,0 +1,285 @@
+"""Build orchestration: gather and check everything, then write the site atomically.
+
+A full build renders into a fresh temporary folder beside the output and swaps it in only when
+every page was written; any content problem raises :class:`BuildFailed` before anything is
+written, so the previous site stays intact. Pages are rendered on all cores when there are many.
+The :class:`Builder` keeps the last Site in memory so that ``serve`` can re-render only the pages
+an edited entry affects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jinja2 import Environment
+
+from . import render
+from .config import SiteConfig, load_config
+from .errors import BuildFailed, Problems
+from .load import Content, load_bundle, load_content
+from .markdown import pygments_css
+from .site import Site, build_site
+
+PARALLEL_THRESHOLD = 150
+"""Below this many pages, forking workers costs more than it saves."""
+
+
+@dataclass
+class Paths:
+    root: Path
+
+    @property
+    def content(self) -> Path:
+        return self.root / "content"
+
+    @property
+    def templates(self) -> Path:
+        return self.root / "templates"
+
+    @property
+    def static(self) -> Path:
+        return self.root / "static"
+
+
+@dataclass
+class Assets:
+    """Static files renamed with a content hash: logical name -> (output path, bytes)."""
+
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+
+    def url(self, name: str) -> str:
+        return "/" + self.files[name][0]
+
+
+_JS_IMPORT = re.compile(r"""(["'])\./([A-Za-z0-9_.-]+\.js)\1""")
+
+
+def collect_assets(static: Path) -> Assets:
+    """Fingerprint every file under static/; JS imports of ./x.js are rewritten to hashed names."""
+    raw: dict[str, bytes] = {}
+    for path in sorted(p for p in static.rglob("*") if p.is_file()):
+        raw[path.relative_to(static).as_posix()] = path.read_bytes()
+    if "css/site.css" in raw:
+        raw["css/site.css"] += b"\n/* code highlighting */\n" + pygments_css().encode()
+    assets = Assets()
+
+    def add(name: str, stack: tuple[str, ...] = ()) -> str:
+        if name in assets.files:
+            return assets.files[name][0]
+        if name in stack:
+            raise ValueError(f"circular import between static files: {' -> '.join((*stack, name))}")
+        data = raw[name]
+        if name.endswith(".js"):
+            folder = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
+
+            def rewrite(m: re.Match[str]) -> str:
+                target = folder + m.group(2)
+                if target not in raw:
+                    return m.group(0)
+                hashed = add(target, (*stack, name))
+                return f"{m.group(1)}./{hashed.rsplit('/', 1)[-1]}{m.group(1)}"
+
+            data = _JS_IMPORT.sub(rewrite, data.decode()).encode()
+        digest = hashlib.sha256(data).hexdigest()[:10]
+        stem, dot, ext = name.rpartition(".")
+        out = f"assets/{stem}.{digest}.{ext}" if dot else f"assets/{name}.{digest}"
+        assets.files[name] = (out, data)
+        return out
+
+    for name in raw:
+        add(name)
+    return assets
+
+
+def gather(paths: Paths) -> tuple[SiteConfig, Content, Site]:
+    """Load, validate and link everything; raise BuildFailed listing every problem."""
+    problems = Problems(paths.root)
+    config = load_config(paths.content, problems)
+    content = load_content(paths.content, problems)
+    site = build_site(content, problems)
+    if problems or config is None:
+        raise BuildFailed(problems)
+    return config, content, site
+
+
+# Worker state for forked rendering: set before the pool starts, inherited by the children.
+_WORK: tuple[Environment, list[render.Page], Path] | None = None
+
+
+def _render_range(bounds: tuple[int, int]) -> int:
+    assert _WORK is not None
+    env, page_list, out = _WORK
+    for page in page_list[bounds[0] : bounds[1]]:
+        write_page(env, page, out)
+    return bounds[1] - bounds[0]
+
+
+def write_file(path: Path, data: bytes | str) -> None:
+    """Write through a temporary name and rename, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
+    os.replace(tmp, path)
+
+
+def write_page(env: Environment, page: render.Page, out: Path) -> None:
+    html = env.get_template(page.template).render(**page.context, page_url=page.url)
+    write_file(out / page.path, html)
+
+
+def render_all(env: Environment, page_list: list[render.Page], out: Path, jobs: int) -> None:
+    global _WORK
+    if (
+        jobs <= 1
+        or len(page_list) < PARALLEL_THRESHOLD
+        or "fork" not in multiprocessing.get_all_start_methods()
+    ):
+        for page in page_list:
+            write_page(env, page, out)
+        return
+    _WORK = (env, page_list, out)
+    try:
+        chunk = max(1, len(page_list) // (jobs * 4))
+        ranges = [(i, min(i + chunk, len(page_list))) for i in range(0, len(page_list), chunk)]
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for _ in pool.imap_unordered(_render_range, ranges):
+                pass
+    finally:
+        _WORK = None
+
+
+class Builder:
+    """Builds the site in ``out``; remembers the last build for incremental rebuilds."""
+
+    def __init__(self, root: Path, out: Path | None = None, jobs: int | None = None) -> None:
+        self.paths = Paths(root.resolve())
+        self.out = (out or self.paths.root / "_site").resolve()
+        self.jobs = jobs or os.cpu_count() or 1
+        self.config: SiteConfig | None = None
+        self.content: Content | None = None
+        self.site: Site | None = None
+        self.assets: Assets | None = None
+        self.env: Environment | None = None
+
+    def _environment(self, config: SiteConfig) -> tuple[Assets, Environment]:
+        assets = collect_assets(self.paths.static)
+        env = render.make_env(self.paths.templates, config, assets.url)
+        return assets, env
+
+    def build(self) -> Site:
+        """A full build into a temporary folder, swapped in at the end."""
+        config, content, site = gather(self.paths)
+        assets, env = self._environment(config)
+        env.globals["site"] = site
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
+        try:
+            self._write_everything(tmp, config, site, assets, env)
+            self._swap(tmp)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        self.config, self.content, self.site, self.assets, self.env = config, content, site, assets, env
+        return site
+
+    def _write_everything(
+        self, out: Path, config: SiteConfig, site: Site, assets: Assets, env: Environment
+    ) -> None:
+        for path, data in assets.files.values():
+            write_file(out / path, data)
+        page_list = render.pages(site)
+        render_all(env, page_list, out, self.jobs)
+        self._write_data(out, config, site, page_list)
+
+    def _write_data(self, out: Path, config: SiteConfig, site: Site, page_list: list[render.Page]) -> None:
+        write_file(out / "api/entries.json", render.entries_json(site, config))
+        write_file(out / "api/signatures.json", render.signatures_json(site))
+        urls = [p.url for p in page_list if p.path != "404.html"]
+        write_file(out / "sitemap.xml", render.sitemap(urls, config))
+        write_file(out / "robots.txt", render.robots(config))
+        write_file(out / "feed.xml", render.atom_feed(site, config))
+
+    def _swap(self, tmp: Path) -> None:
+        os.chmod(tmp, 0o755)
+        old = None
+        if self.out.exists():
+            old = self.out.with_name(f".{self.out.name}.old{os.getpid()}")
+            os.replace(self.out, old)
+        os.replace(tmp, self.out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def rebuild_entries(self, ids: set[str]) -> float:
+        """Reload the named entry folders and re-render only the pages they affect, in place.
+
+        Falls back to a full build when there is no previous build or an entry was added or removed.
+        Returns the seconds it took.
+        """
+        start = time.perf_counter()
+        if self.content is None or self.config is None or self.assets is None or self.env is None:
+            self.build()
+            return time.perf_counter() - start
+        problems = Problems(self.paths.root)
+        bundles = {b.folder.name: b for b in self.content.bundles}
+        failures = self.paths.content / "failures"
+        for eid in ids:
+            folder = failures / eid
+            if not folder.is_dir() or eid not in bundles:
+                self.build()
+                return time.perf_counter() - start
+            bundle = load_bundle(folder, problems)
+            if bundle is not None:
+                bundles[eid] = bundle
+        if problems:
+            raise BuildFailed(problems)
+        content = Content(
+            self.content.root,
+            self.content.categories,
+            self.content.systems,
+            [bundles[k] for k in sorted(bundles)],
+            self.content.category_lines,
+            self.content.system_lines,
+        )
+        site = build_site(content, problems)
+        if problems:
+            raise BuildFailed(problems)
+        old_pages = {p.path for p in render.pages(self.site)} if self.site else set()
+        page_list = render.pages(site)
+        self.env.globals["site"] = site
+        affected = [p for p in page_list if p.entries & ids or p.path not in old_pages]
+        for page in affected:
+            write_page(self.env, page, self.out)
+        self._write_data(self.out, self.config, site, page_list)
+        self.content, self.site = content, site
+        return time.perf_counter() - start
+
+
+def check(root: Path) -> Problems:
+    """Validate everything without writing; returns the problems (empty when all is well)."""
+    try:
+        gather(Paths(root.resolve()))
+    except BuildFailed as exc:
+        return exc.problems
+    return Problems(root)
+
+
+def manifest(out: Path) -> dict[str, str]:
+    """sha256 of every file under ``out`` (for determinism checks)."""
+    return {
+        p.relative_to(out).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(out.rglob("*"))
+        if p.is_file()
+    }
+
+
+def dump_manifest(out: Path) -> str:
+    return json.dumps(manifest(out), indent=1, sort_keys=True)

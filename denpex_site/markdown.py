@@ -1,0 +1,98 @@
+"""Markdown to safe HTML: markdown-it-py with raw HTML off, Pygments highlighting, heading anchors.
+
+Each rendering also reports the links it contains and the anchors it defines, so the site can
+check every internal link before anything is written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from html import escape
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.anchors import anchors_plugin
+from pygments import highlight as pygments_highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def slugify(text: str) -> str:
+    slug = re.sub(r"[^\w\s-]", "", text.lower(), flags=re.ASCII).strip()
+    return re.sub(r"[\s_-]+", "-", slug).strip("-") or "section"
+
+
+@lru_cache(maxsize=4096)
+def highlight(code: str, language: str) -> str:
+    """Highlight a code block with Pygments; unknown languages are escaped as plain text."""
+    try:
+        lexer = get_lexer_by_name(language or "text", stripnl=False)
+    except ClassNotFound:
+        lexer = get_lexer_by_name("text", stripnl=False)
+    body = pygments_highlight(code, lexer, _FORMATTER)
+    lang = escape(language or "text")
+    return f'<pre class="code" data-lang="{lang}"><code class="language-{lang}">{body}</code></pre>\n'
+
+
+def _fence_highlight(code: str, lang: str, _attrs: str) -> str:
+    return highlight(code, lang.strip().split(" ")[0] if lang else "text")
+
+
+def _make_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False, "highlight": _fence_highlight})
+    md.enable(["table", "strikethrough"])
+    md.use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify, permalink=True, permalinkSymbol="#")
+    return md
+
+
+_MD = _make_parser()
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str
+    links: tuple[str, ...]
+    anchors: tuple[str, ...]
+
+
+@lru_cache(maxsize=65536)
+def render(text: str, inline: bool = False) -> Rendered:
+    """Render Markdown; ``inline`` renders one paragraph without the surrounding <p>."""
+    env: dict[str, object] = {}
+    tokens = _MD.parseInline(text, env) if inline else _MD.parse(text, env)
+    links: list[str] = []
+    anchors: list[str] = []
+    stack = list(tokens)
+    while stack:
+        tok = stack.pop(0)
+        if tok.children:
+            stack[0:0] = tok.children
+        if tok.type == "link_open":
+            href = str(tok.attrGet("href") or "")
+            if not href.startswith("#") or tok.attrGet("class") != "header-anchor":
+                links.append(href)
+        elif tok.type == "heading_open" and tok.attrGet("id"):
+            anchors.append(str(tok.attrGet("id")))
+    for tok in tokens:
+        if tok.type == "link_open" and str(tok.attrGet("href") or "").startswith("https://"):
+            tok.attrSet("rel", "noopener")
+    html = _MD.renderer.render(tokens, _MD.options, env)
+    return Rendered(html, tuple(links), tuple(anchors))
+
+
+def inline(text: str) -> str:
+    return render(text, inline=True).html
+
+
+def pygments_css() -> str:
+    """Token colours for light and dark schemes, scoped to code blocks."""
+
+    def rules(style: str) -> str:
+        defs = HtmlFormatter(style=style).get_style_defs(".code")
+        return "\n".join(line for line in defs.splitlines() if line.startswith(".code ."))
+
+    return f"{rules('friendly')}\n@media (prefers-color-scheme: dark) {{\n{rules('github-dark')}\n}}\n"

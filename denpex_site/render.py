@@ -1,0 +1,273 @@
+"""Turn a Site into pages: the Jinja2 environment, the list of pages, and the JSON documents.
+
+Nothing here touches the file system except reading templates; :mod:`denpex_site.builder` writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape as xml_escape
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from . import markdown
+from .config import SiteConfig
+from .logtext import ANSI, RANK_PREFIXES, TIMESTAMPS
+from .model import SCHEMA_VERSION, STACK_LABELS, Severity
+from .site import EntryPage, Site
+
+
+@dataclass(frozen=True)
+class Page:
+    """One output file: its path below the output folder and how to make it."""
+
+    path: str
+    template: str
+    context: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    entries: frozenset[str] = frozenset()
+    """Entry ids this page shows; an edit to one of them re-renders the page."""
+
+    @property
+    def url(self) -> str:
+        return "/" + self.path.removesuffix("index.html")
+
+
+def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(templates),
+        autoescape=select_autoescape(["html", "xml"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals.update(
+        config=config,
+        asset=asset,
+        stack_label=lambda s: STACK_LABELS[s],
+        severities=list(Severity),
+        json_ld=lambda page: json_ld(page, config),
+    )
+    env.filters["md"] = lambda text: Markup(markdown.render(text).html)
+    env.filters["inline_md"] = lambda text: Markup(markdown.inline(text))
+    env.filters["highlight"] = lambda code, lang="text": Markup(markdown.highlight(code, lang))
+    env.filters["tojson_compact"] = lambda value: Markup(
+        json.dumps(value, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
+    )
+    return env
+
+
+def pages(site: Site) -> list[Page]:
+    ordered = site.ordered()
+    by_sev = sorted(ordered, key=site.sort_key)
+    all_ids = frozenset(site.pages)
+    out = [
+        Page("index.html", "home.html", {"recent": site.recent(), "counts": _counts(site)}, all_ids),
+        Page("failures/index.html", "failures.html", {"pages": by_sev}, all_ids),
+        Page("categories/index.html", "categories.html", {"counts": _counts(site)}, all_ids),
+        Page("systems/index.html", "systems.html", {}, all_ids),
+        Page("tags/index.html", "tags.html", {}, all_ids),
+        Page("404.html", "404.html", {"recent": site.recent(5)}, all_ids),
+    ]
+    for page in ordered:
+        related = {r.id for r in page.entry.related} | set(page.backlinks)
+        out.append(
+            Page(
+                f"failures/{page.id}/index.html", "entry.html", {"page": page}, frozenset({page.id, *related})
+            )
+        )
+    for cid, cat in sorted(site.categories.items()):
+        members = [site.pages[e] for e in site.by_category.get(cid, [])]
+        out.append(
+            Page(
+                f"categories/{cid}/index.html",
+                "list.html",
+                {
+                    "heading": cat.title,
+                    "kind": "Category",
+                    "description": cat.description,
+                    "pages": sorted(members, key=site.sort_key),
+                },
+                frozenset(p.id for p in members),
+            )
+        )
+    for sid, system in sorted(site.systems.items()):
+        members = [site.pages[e] for e in site.by_system.get(sid, [])]
+        out.append(
+            Page(
+                f"systems/{sid}/index.html",
+                "list.html",
+                {
+                    "heading": system.title,
+                    "kind": "System",
+                    "description": system.description,
+                    "pages": sorted(members, key=site.sort_key),
+                },
+                frozenset(p.id for p in members),
+            )
+        )
+    for tag, ids in sorted(site.by_tag.items()):
+        members = [site.pages[e] for e in ids]
+        out.append(
+            Page(
+                f"tags/{tag}/index.html",
+                "list.html",
+                {
+                    "heading": tag,
+                    "kind": "Tag",
+                    "description": f"Failures tagged '{tag}'.",
+                    "pages": sorted(members, key=site.sort_key),
+                },
+                frozenset(ids),
+            )
+        )
+    return out
+
+
+def _counts(site: Site) -> dict[str, int]:
+    return {cid: len(site.by_category.get(cid, [])) for cid in site.categories}
+
+
+def entry_data(page: EntryPage, config: SiteConfig) -> dict[str, Any]:
+    data = page.entry.model_dump(mode="json", exclude_none=True)
+    data["url"] = config.absolute(page.url)
+    data["has_repro"] = page.bundle.repro is not None
+    data["referenced_by"] = list(page.backlinks)
+    return data
+
+
+def entries_json(site: Site, config: SiteConfig) -> str:
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "site": config.base_url,
+        "entries": [entry_data(p, config) for p in site.ordered()],
+    }
+    return json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+
+
+def signature_bundle(site: Site) -> dict[str, Any]:
+    """The data both matchers run on: normalisation rules and compiled signatures."""
+    signatures = []
+    for page in site.ordered():
+        for i, (sig, comp) in enumerate(zip(page.entry.signatures, page.compiled, strict=True)):
+            if comp is None:
+                continue
+            signatures.append(
+                {
+                    "entry": page.id,
+                    "index": i,
+                    "role": sig.role.value,
+                    "weight": sig.effective_weight,
+                    "pattern": sig.pattern,
+                    "regex": comp.regex,
+                    "anchor": comp.anchor,
+                    "source": sig.source,
+                }
+            )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "normalize": {
+            "ansi": ANSI,
+            "rank_prefixes": [{"name": n, "regex": r} for n, r in RANK_PREFIXES],
+            "timestamps": [{"name": n, "regex": r} for n, r in TIMESTAMPS],
+        },
+        "entries": {
+            p.id: {
+                "title": p.entry.title,
+                "category": p.entry.category,
+                "severity": p.entry.severity.value,
+                "silent": p.entry.silent,
+            }
+            for p in site.ordered()
+        },
+        "signatures": signatures,
+    }
+
+
+def signatures_json(site: Site) -> str:
+    return json.dumps(signature_bundle(site), sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+
+
+def sitemap(urls: list[str], config: SiteConfig) -> str:
+    rows = "".join(f"  <url><loc>{xml_escape(config.absolute(u))}</loc></url>\n" for u in sorted(urls))
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + rows + "</urlset>\n"
+    )
+
+
+def robots(config: SiteConfig) -> str:
+    return f"User-agent: *\nAllow: /\nSitemap: {config.absolute('/sitemap.xml')}\n"
+
+
+def atom_feed(site: Site, config: SiteConfig) -> str:
+    recent = site.recent(50)
+    updated = config.build_date or max((p.entry.updated or p.entry.added for p in recent), default=None)
+    stamp = f"{updated.isoformat()}T00:00:00Z" if updated else "2026-01-01T00:00:00Z"
+    items = []
+    for p in recent:
+        when = (p.entry.updated or p.entry.added).isoformat()
+        url = config.absolute(p.url)
+        summary = f"{p.entry.quick_answer.symptom} {p.entry.quick_answer.cause} {p.entry.quick_answer.fix}"
+        items.append(
+            "  <entry>\n"
+            f"    <title>{xml_escape(p.entry.title)}</title>\n"
+            f'    <link href="{xml_escape(url)}"/>\n'
+            f"    <id>{xml_escape(url)}</id>\n"
+            f"    <published>{p.entry.added.isoformat()}T00:00:00Z</published>\n"
+            f"    <updated>{when}T00:00:00Z</updated>\n"
+            f'    <category term="{xml_escape(p.entry.category)}"/>\n'
+            f"    <summary>{xml_escape(summary)}</summary>\n"
+            "  </entry>\n"
+        )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        '<feed xmlns="http://www.w3.org/2005/Atom">\n'
+        f"  <title>{xml_escape(config.title)}: new failure entries</title>\n"
+        f"  <subtitle>{xml_escape(config.tagline)}</subtitle>\n"
+        f'  <link href="{xml_escape(config.absolute("/feed.xml"))}" rel="self"/>\n'
+        f'  <link href="{xml_escape(config.absolute("/"))}"/>\n'
+        f"  <id>{xml_escape(config.absolute('/'))}</id>\n"
+        f"  <updated>{stamp}</updated>\n"
+        f"  <author><name>{xml_escape(config.title)} contributors</name></author>\n"
+        + "".join(items)
+        + "</feed>\n"
+    )
+
+
+def json_ld(page: EntryPage, config: SiteConfig) -> list[dict[str, Any]]:
+    entry = page.entry
+    article = {
+        "@context": "https://schema.org",
+        "@type": "TechArticle",
+        "headline": entry.title,
+        "description": entry.quick_answer.cause,
+        "datePublished": entry.added.isoformat(),
+        "dateModified": (entry.updated or entry.added).isoformat(),
+        "url": config.absolute(page.url),
+        "keywords": ", ".join(entry.tags),
+        "about": [s for s in entry.systems],
+        "publisher": {"@type": "Organization", "name": config.title},
+    }
+    out: list[dict[str, Any]] = [article]
+    if entry.faq:
+        out.append(
+            {
+                "@context": "https://schema.org",
+                "@type": "FAQPage",
+                "mainEntity": [
+                    {
+                        "@type": "Question",
+                        "name": item.q,
+                        "acceptedAnswer": {"@type": "Answer", "text": item.a},
+                    }
+                    for item in entry.faq
+                ],
+            }
+        )
+    return out

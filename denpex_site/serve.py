@@ -1,0 +1,86 @@
+"""The development server: build, serve _site/ on 127.0.0.1, rebuild on change, reload the browser.
+
+livereload polls the watched folders and calls :meth:`Watcher.on_change` once per burst of
+events (editors often write a file several times per save). The watcher compares modification
+times to find what changed: an edit inside one entry folder re-renders only the pages that
+entry affects; anything else (templates, static files, taxonomies) triggers a full build, which
+swaps the output folder atomically, so a half-written page is never served.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .builder import Builder
+from .errors import BuildFailed
+
+
+def _snapshot(root: Path) -> dict[Path, float]:
+    out: dict[Path, float] = {}
+    for top in ("content", "templates", "static"):
+        for path in (root / top).rglob("*"):
+            if path.is_file() and not path.name.startswith("."):
+                out[path] = path.stat().st_mtime
+    return out
+
+
+class Watcher:
+    def __init__(self, builder: Builder) -> None:
+        self.builder = builder
+        self.root = builder.paths.root
+        self.state = _snapshot(self.root)
+
+    def changed(self) -> set[Path]:
+        now = _snapshot(self.root)
+        diff = {p for p in now.keys() | self.state.keys() if now.get(p) != self.state.get(p)}
+        self.state = now
+        return diff
+
+    def on_change(self) -> None:
+        diff = self.changed()
+        if not diff:
+            return
+        failures = self.root / "content" / "failures"
+        ids = set()
+        full = False
+        for path in diff:
+            try:
+                rel = path.relative_to(failures)
+            except ValueError:
+                full = True
+                continue
+            ids.add(rel.parts[0])
+        try:
+            if full:
+                self.builder.build()
+                print(f"rebuilt the whole site ({len(diff)} file(s) changed)", file=sys.stderr)
+            else:
+                took = self.builder.rebuild_entries(ids)
+                print(f"re-rendered {', '.join(sorted(ids))} in {took * 1000:.0f} ms", file=sys.stderr)
+        except BuildFailed as exc:
+            print(exc.problems.format(), file=sys.stderr)
+            print(
+                f"build failed: {len(exc.problems)} problem(s); still serving the last good build",
+                file=sys.stderr,
+            )
+
+
+def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False) -> int:
+    from livereload import Server
+
+    builder = Builder(root)
+    try:
+        builder.build()
+    except BuildFailed as exc:
+        print(exc.problems.format(), file=sys.stderr)
+        print("fix these problems; serving will start once the content is valid", file=sys.stderr)
+        if not builder.out.exists():
+            builder.out.mkdir(parents=True)
+    watcher = Watcher(builder)
+    server = Server()
+    for top in ("content", "templates", "static"):
+        server.watch(str(root / top), watcher.on_change, delay=0.2)
+    print(f"serving on http://{host}:{port}/ (Ctrl-C to stop)", file=sys.stderr)
+    server.serve(root=str(builder.out), host=host, port=port, open_url_delay=1 if open_browser else None)
+    return 0

@@ -1,0 +1,278 @@
+"""Link loaded content into a Site: taxonomies, backlinks, rendered Markdown, signatures.
+
+This is where every cross-reference is checked (categories, systems, related ids, internal links
+and anchors, signature patterns against the example logs they name). The Site is the one object
+that the HTML pages, the JSON API and the signature bundle are all made from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import markdown
+from .errors import Problems
+from .load import Bundle, Content, LineMap, Loc, dotted
+from .logtext import normalize_lines
+from .model import SEVERITY_ORDER, Category, Entry, Role, System
+from .signatures import Compiled, PatternError, compile_pattern
+
+SECTION_ANCHORS = (
+    "quick-answer",
+    "mechanism",
+    "observations",
+    "symptoms",
+    "confirm",
+    "signatures",
+    "examples",
+    "fix",
+    "verify",
+    "prevention",
+    "fingerprint",
+    "scale",
+    "operator-action",
+    "faq",
+    "related",
+    "references",
+)
+
+
+@dataclass
+class EntryPage:
+    bundle: Bundle
+    html: dict[str, markdown.Rendered]
+    compiled: list[Compiled | None]
+    backlinks: list[str] = field(default_factory=list)
+
+    @property
+    def entry(self) -> Entry:
+        return self.bundle.entry
+
+    @property
+    def id(self) -> str:
+        return self.entry.id
+
+    @property
+    def url(self) -> str:
+        return f"/failures/{self.entry.id}/"
+
+    def md(self, key: str) -> str:
+        return self.html[key].html
+
+    def anchors(self) -> set[str]:
+        found = set(SECTION_ANCHORS)
+        for rendered in self.html.values():
+            found.update(rendered.anchors)
+        found.update(f"faq-{i + 1}" for i in range(len(self.entry.faq)))
+        found.update(f"signature-{i + 1}" for i in range(len(self.entry.signatures)))
+        return found
+
+
+@dataclass
+class Site:
+    root: Path
+    categories: dict[str, Category]
+    systems: dict[str, System]
+    pages: dict[str, EntryPage]
+    by_category: dict[str, list[str]]
+    by_system: dict[str, list[str]]
+    by_tag: dict[str, list[str]]
+
+    def ordered(self) -> list[EntryPage]:
+        return [self.pages[k] for k in sorted(self.pages)]
+
+    def recent(self, n: int = 8) -> list[EntryPage]:
+        return sorted(self.pages.values(), key=lambda p: (-p.entry.added.toordinal(), p.id))[:n]
+
+    def sort_key(self, page: EntryPage) -> tuple[int, str]:
+        return (SEVERITY_ORDER[page.entry.severity], page.entry.title.lower())
+
+
+def _markdown_fields(entry: Entry) -> dict[tuple[str | int, ...], tuple[str, bool]]:
+    """Every Markdown field of an entry: loc -> (text, inline)."""
+    out: dict[Loc, tuple[str, bool]] = {
+        ("mechanism",): (entry.mechanism, False),
+        ("fix", "summary"): (entry.fix.summary, False),
+        ("verify",): (entry.verify, False),
+        ("fingerprint",): (entry.fingerprint, False),
+    }
+    for key in ("cost", "alternatives"):
+        value = getattr(entry.fix, key)
+        if value:
+            out[("fix", key)] = (value, False)
+    for key in ("scale", "operator_action"):
+        value = getattr(entry, key)
+        if value:
+            out[(key,)] = (value, False)
+    for i, step in enumerate(entry.confirm):
+        out[("confirm", i, "step")] = (step.step, False)
+        out[("confirm", i, "shows")] = (step.shows, False)
+    for i, item in enumerate(entry.prevention):
+        out[("prevention", i)] = (item, False)
+    for i, faq in enumerate(entry.faq):
+        out[("faq", i, "a")] = (faq.a, False)
+    for i, ex in enumerate(entry.fix.examples):
+        if ex.note:
+            out[("fix", "examples", i, "note")] = (ex.note, False)
+    for i, sym in enumerate(entry.symptoms):
+        out[("symptoms", i, "symptom")] = (sym.symptom, True)
+        out[("symptoms", i, "why")] = (sym.why, True)
+    for i, rel in enumerate(entry.related):
+        out[("related", i, "note")] = (rel.note, True)
+    for key in ("symptom", "cause", "fix"):
+        out[("quick_answer", key)] = (getattr(entry.quick_answer, key), True)
+    return out
+
+
+def _key(loc: Loc) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+_LINK_RE = re.compile(r"^/failures/(?P<id>[a-z0-9-]+)/(?:#(?P<anchor>[\w-]+))?$")
+_SITE_PATHS = ("/", "/failures/", "/diagnose/", "/search/", "/categories/", "/systems/", "/tags/")
+
+
+def build_site(content: Content, problems: Problems) -> Site:
+    root = content.root
+    categories = {c.id: c for c in content.categories}
+    systems = {s.id: s for s in content.systems}
+    _check_taxonomy_ids(content, problems)
+
+    seen: dict[str, Bundle] = {}
+    pages: dict[str, EntryPage] = {}
+    for bundle in content.bundles:
+        entry, lines, path = bundle.entry, bundle.lines, bundle.path
+
+        def report(loc: Loc, message: str, *, _lines: LineMap = lines, _path: Path = path) -> None:
+            line, col = _lines.at(loc)
+            problems.add(_path, line, col, dotted(loc), message)
+
+        if entry.id != bundle.folder.name:
+            report(("id",), f"id '{entry.id}' must equal its folder name '{bundle.folder.name}'")
+        if entry.id in seen:
+            report(("id",), f"duplicate id '{entry.id}' (also in {seen[entry.id].path})")
+            continue
+        seen[entry.id] = bundle
+        if content.categories and entry.category not in categories:
+            report(
+                ("category",), f"unknown category '{entry.category}'; known: {', '.join(sorted(categories))}"
+            )
+        for i, sid in enumerate(entry.systems):
+            if content.systems and sid not in systems:
+                report(("systems", i), f"unknown system '{sid}' (add it to content/systems.yaml)")
+        for i, ver in enumerate(entry.versions):
+            if content.systems and ver.system not in systems:
+                report(("versions", i, "system"), f"unknown system '{ver.system}'")
+        html = {}
+        for loc, (text, is_inline) in _markdown_fields(entry).items():
+            html[_key(loc)] = markdown.render(text, inline=is_inline)
+        compiled = _check_signatures(bundle, report)
+        pages[entry.id] = EntryPage(bundle, html, compiled)
+
+    for page in pages.values():
+        _check_links(page, pages, problems)
+
+    by_category: dict[str, list[str]] = defaultdict(list)
+    by_system: dict[str, list[str]] = defaultdict(list)
+    by_tag: dict[str, list[str]] = defaultdict(list)
+    for eid in sorted(pages):
+        entry = pages[eid].entry
+        by_category[entry.category].append(eid)
+        for sid in entry.systems:
+            by_system[sid].append(eid)
+        for tag in entry.tags:
+            by_tag[tag].append(eid)
+    for eid in sorted(pages):
+        for i, rel in enumerate(pages[eid].entry.related):
+            if rel.id in pages and rel.id != eid:
+                if eid not in pages[rel.id].backlinks:
+                    pages[rel.id].backlinks.append(eid)
+            else:
+                page = pages[eid]
+                line, col = page.bundle.lines.at(("related", i, "id"))
+                why = "an entry cannot relate to itself" if rel.id == eid else f"unknown entry id '{rel.id}'"
+                problems.add(page.bundle.path, line, col, f"related[{i}].id", why)
+    return Site(root, categories, systems, pages, dict(by_category), dict(by_system), dict(by_tag))
+
+
+def _check_taxonomy_ids(content: Content, problems: Problems) -> None:
+    for name, items, lines in (
+        ("categories", content.categories, content.category_lines),
+        ("systems", content.systems, content.system_lines),
+    ):
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            if item.id in seen and lines is not None:
+                line, col = lines.at((name, i, "id"))
+                problems.add(
+                    content.root / f"{name}.yaml", line, col, f"{name}[{i}].id", f"duplicate id '{item.id}'"
+                )
+            seen.add(item.id)
+
+
+def _check_signatures(bundle: Bundle, report) -> list[Compiled | None]:  # type: ignore[no-untyped-def]
+    entry = bundle.entry
+    declared = {log.file for log in entry.logs}
+    for i, log in enumerate(entry.logs):
+        if log.file not in bundle.logs:
+            report(("logs", i, "file"), f"log file '{log.file}' does not exist in {bundle.folder.name}/logs/")
+    for name in sorted(set(bundle.logs) - declared):
+        report(("logs",), f"'{name}' is not described in logs (add its kind and origin)")
+    lines_cache: dict[str, list[str]] = {}
+    compiled: list[Compiled | None] = []
+    for i, sig in enumerate(entry.signatures):
+        try:
+            comp = compile_pattern(sig.pattern)
+        except PatternError as exc:
+            report(("signatures", i, "pattern"), f"{exc} (at column {exc.column} of the pattern)")
+            compiled.append(None)
+            continue
+        compiled.append(comp)
+        rx = comp.compile()
+        for j, name in enumerate(sig.examples):
+            if name not in bundle.logs:
+                report(("signatures", i, "examples", j), f"example log '{name}' does not exist")
+                continue
+            if name not in lines_cache:
+                lines_cache[name] = normalize_lines(bundle.logs[name])
+            if not any(rx.search(line) for line in lines_cache[name]):
+                report(("signatures", i, "pattern"), f"does not match any line of its example log '{name}'")
+    if not entry.silent and not any(s.role == Role.root_cause for s in entry.signatures):
+        report(("signatures",), "an entry that is not silent needs at least one root-cause signature")
+    return compiled
+
+
+def _check_links(page: EntryPage, pages: dict[str, EntryPage], problems: Problems) -> None:
+    fields = _markdown_fields(page.entry)
+    own = page.anchors()
+    for loc in fields:
+        for href in page.html[_key(loc)].links:
+            message = _link_problem(href, own, pages)
+            if message:
+                line, col = page.bundle.lines.at(loc)
+                problems.add(page.bundle.path, line, col, dotted(loc), message)
+
+
+def _link_problem(href: str, own: set[str], pages: dict[str, EntryPage]) -> str | None:
+    if href.startswith("https://"):
+        return None
+    if href.startswith("http://"):
+        return f"link '{href}' must use https"
+    if href.startswith("#"):
+        return None if href[1:] in own else f"link '{href}' points to no anchor on this page"
+    if href.startswith("/"):
+        m = _LINK_RE.match(href)
+        if m:
+            target = pages.get(m["id"])
+            if target is None:
+                return f"link '{href}' points to unknown entry '{m['id']}'"
+            if m["anchor"] and m["anchor"] not in target.anchors():
+                return f"link '{href}': entry '{m['id']}' has no anchor '#{m['anchor']}'"
+            return None
+        path = href.split("#", 1)[0]
+        if path in _SITE_PATHS or re.match(r"^/(categories|systems|tags)/[a-z0-9-]+/$", path):
+            return None
+        return f"link '{href}' points to no page of this site"
+    return f"link '{href}' must be https:// or an internal path such as /failures/<id>/"
