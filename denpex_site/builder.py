@@ -203,6 +203,7 @@ class Builder:
     def _write_data(self, out: Path, config: SiteConfig, site: Site, page_list: list[render.Page]) -> None:
         write_file(out / "api/entries.json", render.entries_json(site, config))
         write_file(out / "api/signatures.json", render.signatures_json(site))
+        write_file(out / "api/search.json", render.search_json(site))
         urls = [p.url for p in page_list if p.path != "404.html"]
         write_file(out / "sitemap.xml", render.sitemap(urls, config))
         write_file(out / "robots.txt", render.robots(config))

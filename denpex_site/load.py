@@ -197,6 +197,8 @@ class Content:
     bundles: list[Bundle]
     category_lines: LineMap | None = None
     system_lines: LineMap | None = None
+    broken: frozenset[str] = frozenset()
+    """Folders whose entry failed to load: links to them are not reported a second time."""
 
 
 def read_log(path: Path) -> str:
@@ -247,6 +249,7 @@ def load_content(root: Path, problems: Problems, only: set[str] | None = None) -
     cats, cat_lines = load_taxonomy(root / "categories.yaml", CategoryFile, problems)
     syss, sys_lines = load_taxonomy(root / "systems.yaml", SystemFile, problems)
     bundles = []
+    broken = set()
     failures = root / "failures"
     for folder in sorted(p for p in failures.iterdir() if p.is_dir()) if failures.is_dir() else []:
         if only is not None and folder.name not in only:
@@ -254,6 +257,8 @@ def load_content(root: Path, problems: Problems, only: set[str] | None = None) -
         bundle = load_bundle(folder, problems)
         if bundle is not None:
             bundles.append(bundle)
+        else:
+            broken.add(folder.name)
     return Content(
         root=root,
         categories=list(cats.categories) if cats else [],
@@ -261,4 +266,5 @@ def load_content(root: Path, problems: Problems, only: set[str] | None = None) -
         bundles=bundles,
         category_lines=cat_lines,
         system_lines=sys_lines,
+        broken=frozenset(broken),
     )

@@ -73,6 +73,8 @@ def pages(site: Site) -> list[Page]:
         Page("systems/index.html", "systems.html", {}, all_ids),
         Page("tags/index.html", "tags.html", {}, all_ids),
         Page("404.html", "404.html", {"recent": site.recent(5)}, all_ids),
+        Page("diagnose/index.html", "diagnose.html"),
+        Page("search/index.html", "search.html"),
     ]
     for page in ordered:
         related = {r.id for r in page.entry.related} | set(page.backlinks)
@@ -187,6 +189,28 @@ def signature_bundle(site: Site) -> dict[str, Any]:
         },
         "signatures": signatures,
     }
+
+
+def search_json(site: Site) -> str:
+    """The small document the search page ranks words against."""
+    rows = []
+    for p in site.ordered():
+        e = p.entry
+        text = " ".join(
+            [
+                e.quick_answer.symptom,
+                e.quick_answer.cause,
+                e.quick_answer.fix,
+                *e.tags,
+                *e.systems,
+                e.category,
+            ]
+        )
+        rows.append({"id": e.id, "title": e.title, "symptom": e.quick_answer.symptom, "text": text})
+    return (
+        json.dumps({"schema_version": SCHEMA_VERSION, "entries": rows}, sort_keys=True, ensure_ascii=False)
+        + "\n"
+    )
 
 
 def signatures_json(site: Site) -> str:

@@ -171,9 +171,6 @@ def build_site(content: Content, problems: Problems) -> Site:
         compiled = _check_signatures(bundle, report)
         pages[entry.id] = EntryPage(bundle, html, compiled)
 
-    for page in pages.values():
-        _check_links(page, pages, problems)
-
     by_category: dict[str, list[str]] = defaultdict(list)
     by_system: dict[str, list[str]] = defaultdict(list)
     by_tag: dict[str, list[str]] = defaultdict(list)
@@ -184,8 +181,16 @@ def build_site(content: Content, problems: Problems) -> Site:
             by_system[sid].append(eid)
         for tag in entry.tags:
             by_tag[tag].append(eid)
+    known = set(_SITE_PATHS)
+    known.update(f"/categories/{c}/" for c in categories)
+    known.update(f"/systems/{c}/" for c in systems)
+    known.update(f"/tags/{t}/" for t in by_tag)
+    for page in pages.values():
+        _check_links(page, pages, content.broken, known, problems)
     for eid in sorted(pages):
         for i, rel in enumerate(pages[eid].entry.related):
+            if rel.id in content.broken:
+                continue
             if rel.id in pages and rel.id != eid:
                 if eid not in pages[rel.id].backlinks:
                     pages[rel.id].backlinks.append(eid)
@@ -244,18 +249,22 @@ def _check_signatures(bundle: Bundle, report) -> list[Compiled | None]:  # type:
     return compiled
 
 
-def _check_links(page: EntryPage, pages: dict[str, EntryPage], problems: Problems) -> None:
+def _check_links(
+    page: EntryPage, pages: dict[str, EntryPage], broken: frozenset[str], known: set[str], problems: Problems
+) -> None:
     fields = _markdown_fields(page.entry)
     own = page.anchors()
     for loc in fields:
         for href in page.html[_key(loc)].links:
-            message = _link_problem(href, own, pages)
+            message = _link_problem(href, own, pages, broken, known)
             if message:
                 line, col = page.bundle.lines.at(loc)
                 problems.add(page.bundle.path, line, col, dotted(loc), message)
 
 
-def _link_problem(href: str, own: set[str], pages: dict[str, EntryPage]) -> str | None:
+def _link_problem(
+    href: str, own: set[str], pages: dict[str, EntryPage], broken: frozenset[str], known: set[str]
+) -> str | None:
     if href.startswith("https://"):
         return None
     if href.startswith("http://"):
@@ -266,13 +275,15 @@ def _link_problem(href: str, own: set[str], pages: dict[str, EntryPage]) -> str 
         m = _LINK_RE.match(href)
         if m:
             target = pages.get(m["id"])
+            if target is None and m["id"] in broken:
+                return None
             if target is None:
                 return f"link '{href}' points to unknown entry '{m['id']}'"
             if m["anchor"] and m["anchor"] not in target.anchors():
                 return f"link '{href}': entry '{m['id']}' has no anchor '#{m['anchor']}'"
             return None
         path = href.split("#", 1)[0]
-        if path in _SITE_PATHS or re.match(r"^/(categories|systems|tags)/[a-z0-9-]+/$", path):
+        if path in known:
             return None
         return f"link '{href}' points to no page of this site"
     return f"link '{href}' must be https:// or an internal path such as /failures/<id>/"

@@ -1,0 +1,184 @@
+// The /diagnose/ page: hands pasted text or dropped files to the worker and shows the findings.
+// Nothing is uploaded: the worker reads the files locally; the only request is for the signature bundle.
+
+const $ = (id) => document.getElementById(id);
+const form = $("diagnose-form");
+const input = $("log-text");
+const files = $("log-files");
+const drop = $("drop-zone");
+const progress = $("diagnose-progress");
+const bar = progress.querySelector("progress");
+const status = $("diagnose-status");
+const cancel = $("diagnose-cancel");
+const results = $("diagnosis-results");
+const list = $("findings");
+const timeline = $("timeline");
+const summary = $("diagnosis-summary");
+const empty = $("diagnosis-empty");
+const notesBox = $("diagnosis-notes");
+const copyButton = $("copy-report");
+const repoUrl = document.body.dataset.repo ?? results.dataset.repo;
+
+let worker = null;
+let lastResult = null;
+let chosen = [];
+
+const fmtBytes = (n) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : n < 1073741824 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1073741824).toFixed(2)} GiB`);
+
+export function mask(text) {
+  return text
+    .replace(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, "<email>")
+    .replace(/\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b/g, "<ip>")
+    .replace(/\b(?:[0-9a-fA-F]{1,4}:){2,7}[0-9a-fA-F]{1,4}\b/g, "<ip>")
+    .replace(/(\/(?:home|Users|scratch|data|mnt|users)\/)[^/\s:'"]+/g, "$1<user>")
+    .replace(/\b[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+\.(?:com|net|org|io|ai|edu|internal|local|lan|cluster)\b/gi, "<host>")
+    .replace(/\b(?:node|gpu|host|worker|compute|dgx|ip)-?[0-9][A-Za-z0-9-]*\b/g, "<host>");
+}
+
+function setState(state) {
+  results.dataset.state = state;
+}
+
+function start(payload) {
+  stop();
+  list.replaceChildren();
+  timeline.replaceChildren();
+  notesBox.replaceChildren();
+  empty.hidden = true;
+  summary.textContent = "";
+  copyButton.hidden = true;
+  setState("running");
+  progress.hidden = false;
+  bar.value = 0;
+  status.textContent = "Reading…";
+  worker = new Worker(new URL("./diagnose-worker.js", import.meta.url), { type: "module" });
+  worker.onmessage = ({ data }) => {
+    if (data.type === "progress") {
+      bar.max = Math.max(data.total, 1);
+      bar.value = data.done;
+      status.textContent = `${fmtBytes(data.done)} of ${fmtBytes(data.total)} read`;
+    } else if (data.type === "done") {
+      finish(data.result, data.notes);
+    } else if (data.type === "error") {
+      status.textContent = `The analysis failed: ${data.message}`;
+      setState("error");
+      stop();
+    }
+  };
+  worker.postMessage({ bundleUrl: "/api/signatures.json", ...payload });
+}
+
+function stop() {
+  if (worker) worker.terminate();
+  worker = null;
+  cancel.disabled = true;
+}
+
+function el(tag, props = {}, ...children) {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children.filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+function where(ev) {
+  const parts = [`${ev.file}:${ev.line}`];
+  if (ev.rank !== null && ev.rank !== undefined) parts.push(`rank ${ev.rank}`);
+  if (ev.time) parts.push(ev.time);
+  return parts.join(" · ");
+}
+
+function highlighted(ev) {
+  const [a, b] = ev.match;
+  return el("code", { className: "evidence" }, ev.text.slice(0, a), el("mark", { textContent: ev.text.slice(a, b) }), ev.text.slice(b));
+}
+
+function finish(result, notes) {
+  stop();
+  lastResult = result;
+  progress.hidden = true;
+  for (const note of notes) notesBox.append(el("p", { className: "note", textContent: note }));
+  if (!result.findings.length) {
+    summary.textContent = `No known failure matched in ${result.lines.toLocaleString()} lines.`;
+    empty.hidden = false;
+    const lines = (input.value || "").split("\n").filter((l) => /error|exception|fail|abort|timeout|killed/i.test(l)).slice(0, 15);
+    const body = `An unrecognised failure. Masked lines from the log:\n\n\`\`\`\n${mask(lines.join("\n"))}\n\`\`\`\n`;
+    $("propose-link").href = `${repoUrl}/issues/new?title=${encodeURIComponent("New failure: ")}&body=${encodeURIComponent(body)}`;
+    setState("done");
+    return;
+  }
+  const init = result.initiating;
+  summary.textContent = init
+    ? `First root cause: ${result.findings[0].title}, at ${init.file} line ${init.line}${init.rank !== null ? `, rank ${init.rank}` : ""}${init.time ? `, ${init.time}` : ""}.`
+    : `Only collateral or warning lines matched in ${result.lines.toLocaleString()} lines: the root cause may be on another rank or in a log not given.`;
+  for (const f of result.findings) {
+    const item = el(
+      "li",
+      { className: `finding role-${f.role}` },
+      el("h3", {}, el("a", { href: `/failures/${f.id}/`, textContent: f.title })),
+      el("p", { className: "finding-meta" }, el("span", { className: "role", textContent: f.role === "collateral" ? "collateral (a consequence, not the cause)" : f.role }), ` · score ${f.score} · ${f.count} matching line${f.count === 1 ? "" : "s"}`),
+      el("p", { className: "where", textContent: where(f.first) }),
+      highlighted(f.first),
+    );
+    item.dataset.entryId = f.id;
+    item.dataset.role = f.role;
+    list.append(item);
+  }
+  const firstByRank = new Map();
+  for (const f of result.findings) for (const ev of f.evidence) {
+    if (ev.rank === null || ev.rank === undefined) continue;
+    const seen = firstByRank.get(ev.rank);
+    if (!seen || (ev.time && seen.ev.time && ev.time < seen.ev.time)) firstByRank.set(ev.rank, { ev, f });
+  }
+  for (const [rank, { ev, f }] of [...firstByRank].sort((a, b) => a[0] - b[0])) {
+    timeline.append(el("tr", {}, el("td", { textContent: String(rank) }), el("td", { textContent: ev.time ?? "" }), el("td", { textContent: `${ev.file}:${ev.line}` }), el("td", {}, el("a", { href: `/failures/${f.id}/`, textContent: f.title }), ` (${ev.role})`)));
+  }
+  $("timeline-box").hidden = firstByRank.size === 0;
+  copyButton.hidden = false;
+  setState("done");
+}
+
+function report(result) {
+  const lines = ["# Training log diagnosis", ""];
+  for (const f of result.findings) {
+    lines.push(`- **${f.title}** (${f.role}, score ${f.score}): ${location.origin}/failures/${f.id}/`);
+    lines.push(`  - first at ${mask(where(f.first))}: \`${mask(f.first.text).slice(0, 300)}\``);
+  }
+  return lines.join("\n") + "\n";
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  cancel.disabled = false;
+  if (chosen.length) start({ files: chosen });
+  else start({ text: input.value });
+});
+cancel.addEventListener("click", () => {
+  stop();
+  progress.hidden = true;
+  setState("cancelled");
+  summary.textContent = "Cancelled.";
+});
+copyButton.addEventListener("click", async () => {
+  if (!lastResult) return;
+  try {
+    await navigator.clipboard.writeText(report(lastResult));
+    copyButton.textContent = "Copied";
+  } catch {
+    copyButton.textContent = "Copy failed";
+  }
+  setTimeout(() => { copyButton.textContent = "Copy report (masked)"; }, 1500);
+});
+function choose(fileList) {
+  chosen = [...fileList];
+  $("chosen").textContent = chosen.length ? chosen.map((f) => `${f.name} (${fmtBytes(f.size)})`).join(", ") : "";
+}
+files.addEventListener("change", () => choose(files.files));
+for (const type of ["dragenter", "dragover"]) drop.addEventListener(type, (e) => { e.preventDefault(); drop.classList.add("over"); });
+for (const type of ["dragleave", "drop"]) drop.addEventListener(type, () => drop.classList.remove("over"));
+drop.addEventListener("drop", (event) => {
+  event.preventDefault();
+  choose(event.dataTransfer.files);
+  if (chosen.length) form.requestSubmit();
+});
+$("clear-files").addEventListener("click", () => { files.value = ""; choose([]); });
+results.dataset.state = "idle";

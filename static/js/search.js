@@ -1,0 +1,71 @@
+// The /search/ page: ranks entries for ?q= by signature match first, then by words.
+// Reads two small JSON files from this site; the query never leaves the browser.
+
+import { cleanLine, compileBundle } from "./matcher.js";
+
+const $ = (id) => document.getElementById(id);
+const box = $("search-q");
+const list = $("search-results");
+const count = $("search-count");
+
+const words = (text) => text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
+
+async function load() {
+  const [entries, bundle] = await Promise.all(
+    ["/api/search.json", "/api/signatures.json"].map((u) => fetch(u).then((r) => r.json())),
+  );
+  return { entries: entries.entries, compiled: compileBundle(bundle) };
+}
+
+function rank(data, query) {
+  const scores = new Map();
+  const line = cleanLine(data.compiled, query.trim());
+  for (const rule of data.compiled.rules) {
+    if (!line.includes(rule.anchor)) continue;
+    const m = rule.re.exec(line);
+    if (m) scores.set(rule.entry, { score: 1000 + rule.weight, exact: true, match: m[0] });
+  }
+  const q = words(query);
+  if (q.length) {
+    for (const e of data.entries) {
+      const title = new Set(words(e.title));
+      const body = new Set(words(e.text));
+      let s = 0;
+      for (const w of q) s += title.has(w) ? 3 : body.has(w) ? 1 : [...body].some((b) => b.startsWith(w)) ? 0.5 : 0;
+      if (s > 0 && !scores.has(e.id)) scores.set(e.id, { score: s / q.length, exact: false });
+    }
+  }
+  const byId = new Map(data.entries.map((e) => [e.id, e]));
+  return [...scores].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).map(([id, s]) => ({ ...byId.get(id), ...s }));
+}
+
+function show(hits) {
+  list.replaceChildren();
+  count.textContent = hits.length ? `${hits.length} result${hits.length === 1 ? "" : "s"}` : "No result. Try fewer words, or paste the first error line.";
+  for (const h of hits) {
+    const li = document.createElement("li");
+    li.className = "entry-row";
+    li.dataset.entryId = h.id;
+    const a = Object.assign(document.createElement("a"), { href: `/failures/${h.id}/`, className: "entry-title", textContent: h.title });
+    const sum = Object.assign(document.createElement("p"), { className: "entry-sum", textContent: h.symptom });
+    li.append(a);
+    if (h.exact) li.append(Object.assign(document.createElement("span"), { className: "chip", textContent: "signature match" }));
+    li.append(sum);
+    list.append(li);
+  }
+}
+
+const data = await load();
+const run = () => {
+  const q = box.value;
+  const url = new URL(location.href);
+  if (q) url.searchParams.set("q", q);
+  else url.searchParams.delete("q");
+  history.replaceState(null, "", url);
+  show(q.trim() ? rank(data, q) : []);
+};
+box.value = new URLSearchParams(location.search).get("q") ?? "";
+box.addEventListener("input", run);
+$("search-page-form").addEventListener("submit", (e) => { e.preventDefault(); run(); });
+document.getElementById("search-js-note").hidden = true;
+run();

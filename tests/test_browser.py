@@ -1,0 +1,219 @@
+"""The built site in a real browser: Debian's chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from denpex_site.builder import Builder
+
+from .browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server
+from .conftest import REPO
+
+pytestmark = pytest.mark.browser
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    out = tmp_path_factory.mktemp("browser") / "site"
+    Builder(REPO, out).build()
+    with static_server(out) as base:
+        yield base, out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM_PATH).exists():
+        pytest.fail(f"{CHROMIUM_PATH} is missing: install Debian's chromium (apt-get install -y chromium)")
+    with playwright_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM_PATH, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Watch:
+    """Records console errors and every request that leaves the local server."""
+
+    def __init__(self, page: object, base: str) -> None:
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        host = urlsplit(base).netloc
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("request", lambda r: urlsplit(r.url).netloc not in (host, "") and self.foreign.append(r.url))
+
+    def assert_clean(self) -> None:
+        assert not self.errors, self.errors
+        assert not self.foreign, self.foreign
+
+
+@pytest.fixture
+def page(browser: object, site: tuple[str, Path]) -> Iterator[tuple[object, Watch, str]]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    p = context.new_page()
+    watch = Watch(p, site[0])
+    yield p, watch, site[0]
+    context.close()
+
+
+def first_entry(out: Path) -> str:
+    return sorted(p.parent.name for p in (out / "failures").glob("*/index.html"))[0]
+
+
+def test_home(page: tuple[object, Watch, str], tmp_path: Path) -> None:
+    p, watch, base = page
+    p.goto(base + "/")
+    assert "training" in p.title().lower()
+    assert p.locator("a[href='/diagnose/']").count() >= 1
+    assert p.locator("#hero-q").is_visible()
+    assert p.locator(".cards .card").count() == 11
+    shot = tmp_path / "home.png"
+    p.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000
+    p.keyboard.press("/")
+    assert p.evaluate("document.activeElement.id") == "site-search"
+    watch.assert_clean()
+
+
+def test_entry_page(page: tuple[object, Watch, str], site: tuple[str, Path], tmp_path: Path) -> None:
+    p, watch, base = page
+    eid = first_entry(site[1])
+    p.goto(f"{base}/failures/{eid}/")
+    for section in (
+        "quick-answer",
+        "mechanism",
+        "symptoms",
+        "confirm",
+        "fix",
+        "verify",
+        "prevention",
+        "references",
+    ):
+        assert p.locator(f"section#{section}").count() == 1, section
+    assert p.locator(".toc a").count() >= 8
+    assert p.locator("pre.code .copy").count() >= 1, "copy buttons are added to code blocks"
+    assert (
+        p.locator("a", has_text="Edit this entry")
+        .get_attribute("href")
+        .endswith(f"/content/failures/{eid}/entry.yaml")
+    )
+    shot = tmp_path / "entry.png"
+    p.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 50_000
+    watch.assert_clean()
+
+
+def test_index_filters_with_javascript(page: tuple[object, Watch, str], site: tuple[str, Path]) -> None:
+    p, watch, base = page
+    p.goto(base + "/failures/")
+    rows = p.locator("#failure-list .entry-row")
+    total = rows.count()
+    assert total >= 1 and p.locator("#filters").is_visible()
+    p.select_option("select[name=severity]", "low")
+    visible = p.locator("#failure-list .entry-row:visible").count()
+    expected = p.locator("#failure-list .entry-row[data-severity=low]").count()
+    assert visible == expected
+    assert "severity=low" in p.url
+    p.select_option("select[name=severity]", "")
+    category = rows.first.get_attribute("data-category")
+    p.select_option("select[name=category]", category)
+    assert (
+        p.locator("#failure-list .entry-row:visible").count()
+        == p.locator(f"#failure-list .entry-row[data-category={category}]").count()
+    )
+    assert p.locator("#filter-count").inner_text().endswith(f"of {total} shown")
+    watch.assert_clean()
+
+
+def test_index_without_javascript(browser: object, site: tuple[str, Path]) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    p = context.new_page()
+    p.goto(site[0] + "/failures/")
+    assert not p.locator("#filters").is_visible()
+    rows = p.locator("#failure-list .entry-row")
+    assert rows.count() == len(list((site[1] / "failures").glob("*/index.html")))
+    assert rows.first.is_visible()
+    context.close()
+
+
+def test_not_found_page(page: tuple[object, Watch, str]) -> None:
+    p, _watch, base = page
+    response = p.goto(base + "/no/such/page/")
+    assert response.status == 404
+    assert p.locator("h1").inner_text() == "Page not found"
+
+
+def test_diagnose_pasted_example_log(page: tuple[object, Watch, str], site: tuple[str, Path]) -> None:
+    p, watch, base = page
+    eid = "ddp-unused-parameters"
+    log = sorted((REPO / "content/failures" / eid / "logs").glob("*.log"))[0]
+    p.goto(base + "/diagnose/")
+    p.fill("#log-text", log.read_text())
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=15_000)
+    first = p.locator("#diagnosis-results [data-entry-id]").first
+    assert first.get_attribute("data-entry-id") == eid
+    assert first.get_attribute("data-role") == "root-cause"
+    assert p.locator("#diagnosis-results mark").count() >= 1
+    watch.assert_clean()
+
+
+def test_diagnose_files_and_nothing_known(page: tuple[object, Watch, str], tmp_path: Path) -> None:
+    p, watch, base = page
+    healthy = tmp_path / "rank0.log"
+    healthy.write_text("epoch 1 step 10 loss 2.31\n<script>alert(1)</script>\nepoch 1 step 20 loss 2.12\n")
+    binary = tmp_path / "core.bin"
+    binary.write_bytes(bytes(range(256)) * 64)
+    p.goto(base + "/diagnose/")
+    p.set_input_files("#log-files", [str(healthy), str(binary)])
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=15_000)
+    assert p.locator("#diagnosis-results [data-entry-id]").count() == 0
+    assert p.locator("#diagnosis-empty").is_visible()
+    assert "binary" in p.locator("#diagnosis-notes").inner_text()
+    watch.assert_clean()
+
+
+def test_search_page_reads_query(page: tuple[object, Watch, str]) -> None:
+    p, watch, base = page
+    p.goto(base + "/search/?q=unused+parameters")
+    p.wait_for_selector("#search-results [data-entry-id]")
+    assert (
+        p.locator("#search-results [data-entry-id]").first.get_attribute("data-entry-id")
+        == "ddp-unused-parameters"
+    )
+    assert not p.locator("#search-js-note").is_visible()
+    watch.assert_clean()
+
+
+def test_header_search_submits_to_search_page(page: tuple[object, Watch, str]) -> None:
+    p, watch, base = page
+    p.goto(base + "/")
+    p.fill(
+        "#site-search",
+        "Expected to have finished reduction in the prior iteration before starting a new one.",
+    )
+    p.press("#site-search", "Enter")
+    p.wait_for_selector("#search-results [data-entry-id]")
+    first = p.locator("#search-results [data-entry-id]").first
+    assert first.get_attribute("data-entry-id") == "ddp-unused-parameters"
+    assert "signature match" in first.inner_text()
+    watch.assert_clean()
+
+
+def test_dark_mode_and_print(browser: object, site: tuple[str, Path], tmp_path: Path) -> None:
+    context = browser.new_context(color_scheme="dark")
+    p = context.new_page()
+    p.goto(site[0] + "/")
+    bg = p.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert bg == "rgb(15, 18, 23)"
+    p.emulate_media(media="print")
+    assert not p.locator(".site-header").is_visible()
+    context.close()
+    shutil.rmtree(tmp_path, ignore_errors=True)

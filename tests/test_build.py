@@ -1,0 +1,201 @@
+"""Full builds of the fixture project and of the real content: links, HTML, data files, determinism."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.dom.minidom
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from denpex_site.builder import Builder, manifest
+from denpex_site.model import SCHEMA_VERSION
+from denpex_site.signatures import compile_pattern
+
+from .conftest import REPO
+from .htmlcheck import check_html
+
+
+def resolve(out: Path, page: Path, href: str) -> tuple[Path, str] | None:
+    """The file an internal link points to (and its fragment); None for external links."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc:
+        return None
+    if not parts.path:
+        return page, parts.fragment
+    if parts.path.startswith("/"):
+        target = out / parts.path.lstrip("/")
+    else:
+        target = page.parent / parts.path
+    if parts.path.endswith("/"):
+        target = target / "index.html"
+    return target.resolve(), parts.fragment
+
+
+def assert_site_sound(out: Path) -> None:
+    pages = sorted(out.rglob("*.html"))
+    assert pages, "no pages were written"
+    ids: dict[Path, set[str]] = {}
+    links: dict[Path, list[str]] = {}
+    for page in pages:
+        parsed = check_html(page.read_text(encoding="utf-8"))
+        assert not parsed.errors, f"{page.relative_to(out)}: {parsed.errors[:5]}"
+        ids[page.resolve()] = set(parsed.ids)
+        links[page] = parsed.links
+    broken = []
+    for page, hrefs in links.items():
+        for href in hrefs:
+            found = resolve(out, page, href)
+            if found is None:
+                assert href.startswith("https://"), f"{page.relative_to(out)}: non-https external link {href}"
+                continue
+            target, fragment = found
+            if not target.is_file():
+                broken.append(f"{page.relative_to(out)} -> {href}")
+            elif fragment and target.suffix == ".html" and fragment not in ids[target]:
+                broken.append(f"{page.relative_to(out)} -> {href} (no anchor)")
+    assert not broken, broken[:20]
+    for name in ("sitemap.xml", "feed.xml"):
+        xml.dom.minidom.parse(str(out / name))
+    assert (out / "robots.txt").read_text().startswith("User-agent: *")
+
+
+def test_fixture_project_builds_soundly(project: Path) -> None:
+    site = Builder(project).build()
+    out = project / "_site"
+    assert_site_sound(out)
+    entry_html = (out / "failures/demo-oom/index.html").read_text()
+    for section in (
+        "quick-answer",
+        "mechanism",
+        "symptoms",
+        "confirm",
+        "signatures",
+        "examples",
+        "fix",
+        "verify",
+        "prevention",
+        "fingerprint",
+        "faq",
+        "references",
+    ):
+        assert f'id="{section}"' in entry_html, section
+    assert '"@type": "TechArticle"' in entry_html and '"@type": "FAQPage"' in entry_html
+    assert '<link rel="canonical" href="https://denpex-site.netlify.app/failures/demo-oom/">' in entry_html
+    assert "/edit/main/content/failures/demo-oom/entry.yaml" in entry_html
+    assert 'class="code"' in entry_html and '<span class="k">for</span>' in entry_html, "code is highlighted"
+    assert len(site.pages) == 1
+
+
+def test_assets_are_fingerprinted(project: Path) -> None:
+    Builder(project).build()
+    assets = [
+        p.relative_to(project / "_site").as_posix()
+        for p in (project / "_site/assets").rglob("*")
+        if p.is_file()
+    ]
+    assert assets and all(len(p.rsplit(".", 2)[1]) == 10 for p in assets), assets
+    home = (project / "_site/index.html").read_text()
+    assert "/assets/css/site." in home and '<script type="module" src="/assets/js/site.' in home
+
+
+def test_markdown_raw_html_is_escaped(project: Path) -> None:
+    entry = project / "content/failures/demo-oom/entry.yaml"
+    entry.write_text(
+        entry.read_text().replace("Reserved but unallocated", "<script>alert(1)</script> Reserved")
+    )
+    Builder(project).build()
+    html = (project / "_site/failures/demo-oom/index.html").read_text()
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_json_api(project: Path) -> None:
+    Builder(project).build()
+    entries = json.loads((project / "_site/api/entries.json").read_text())
+    assert entries["schema_version"] == SCHEMA_VERSION
+    assert entries["entries"][0]["id"] == "demo-oom"
+    assert entries["entries"][0]["url"] == "https://denpex-site.netlify.app/failures/demo-oom/"
+    bundle = json.loads((project / "_site/api/signatures.json").read_text())
+    assert bundle["schema_version"] == SCHEMA_VERSION
+    sig = bundle["signatures"][0]
+    assert sig["entry"] == "demo-oom" and sig["role"] == "root-cause"
+    assert sig["regex"] == compile_pattern(sig["pattern"]).regex
+    assert bundle["normalize"]["rank_prefixes"]
+
+
+def test_build_is_deterministic(project: Path, tmp_path: Path) -> None:
+    Builder(project, tmp_path / "a", jobs=1).build()
+    Builder(project, tmp_path / "b", jobs=2).build()
+    assert manifest(tmp_path / "a") == manifest(tmp_path / "b")
+
+
+def test_incremental_rebuild_updates_only_affected_pages(project: Path) -> None:
+    builder = Builder(project)
+    builder.build()
+    out = project / "_site"
+    before = manifest(out)
+    entry = project / "content/failures/demo-oom/entry.yaml"
+    entry.write_text(entry.read_text().replace("Reserved but unallocated memory", "Reserved but idle memory"))
+    builder.rebuild_entries({"demo-oom"})
+    after = manifest(out)
+    changed = {k for k in after if before.get(k) != after[k]}
+    assert "failures/demo-oom/index.html" in changed
+    assert "categories/memory/index.html" not in changed  # the list shows only the title and symptom
+    assert "Reserved but idle memory" in (out / "failures/demo-oom/index.html").read_text()
+    fresh = project.parent / "fresh"
+    Builder(project, fresh).build()
+    assert manifest(fresh) == after, "an incremental rebuild must equal a full build"
+
+
+def test_real_content_builds_soundly(tmp_path: Path) -> None:
+    if not any((REPO / "content/failures").iterdir()):
+        pytest.fail("content/failures/ holds no entry")
+    out = tmp_path / "site"
+    site = Builder(REPO, out).build()
+    assert_site_sound(out)
+    assert len(site.pages) >= 4
+    for page in site.pages.values():
+        html = (out / "failures" / page.id / "index.html").read_text()
+        for log in page.entry.logs:
+            assert (
+                "captured from a real run" if log.kind.value == "captured" else "assembled from verified"
+            ) in html
+
+
+def test_real_content_is_deterministic(tmp_path: Path) -> None:
+    Builder(REPO, tmp_path / "a").build()
+    Builder(REPO, tmp_path / "b").build()
+    assert manifest(tmp_path / "a") == manifest(tmp_path / "b")
+
+
+def test_schema_file_is_current(tmp_path: Path) -> None:
+    from denpex_site.cli import main
+
+    main(["--root", str(tmp_path), "schema"])
+    committed = (REPO / "schema/entry.schema.json").read_text()
+    assert (tmp_path / "schema/entry.schema.json").read_text() == committed, "run: python build.py schema"
+    for entry in (REPO / "content/failures").glob("*/entry.yaml"):
+        assert entry.read_text().startswith(
+            "# yaml-language-server: $schema=../../../schema/entry.schema.json"
+        )
+
+
+def test_entry_with_heading_in_markdown_gets_unique_anchor(project: Path) -> None:
+    Builder(project).build()
+    html = (project / "_site/failures/demo-oom/index.html").read_text()
+    assert 'id="fragmentation"' in html
+
+
+def test_no_inline_scripts(project: Path) -> None:
+    """The Content-Security-Policy forbids inline scripts: only JSON-LD data blocks are inline."""
+    import re
+
+    Builder(project).build()
+    for page in (project / "_site").rglob("*.html"):
+        for m in re.finditer(r"<script([^>]*)>(.*?)</script>", page.read_text(), re.S):
+            attrs, body = m.groups()
+            assert "src=" in attrs or 'type="application/ld+json"' in attrs, f"{page}: inline script"
+            assert "src=" not in attrs or not body.strip()
+    shutil.rmtree(project / "_site")

@@ -1,0 +1,297 @@
+"""Every kind of bad input is reported at its file, line and field, and leaves _site/ untouched."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from denpex_site.builder import Builder, check, manifest
+from denpex_site.errors import BuildFailed
+
+ENTRY = "content/failures/demo-oom/entry.yaml"
+
+
+def edit(root: Path, old: str, new: str, path: str = ENTRY) -> None:
+    file = root / path
+    text = file.read_text()
+    assert old in text, f"fixture text not found: {old!r}"
+    file.write_text(text.replace(old, new, 1))
+
+
+def line_of(root: Path, needle: str, path: str = ENTRY) -> int:
+    for number, line in enumerate((root / path).read_text().splitlines(), 1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+def problems_of(root: Path) -> list[str]:
+    return [e.text() for e in check(root).sorted()]
+
+
+@pytest.fixture
+def built(project: Path) -> tuple[Path, dict[str, str]]:
+    """A project with a good build in _site/, and the hashes of that build."""
+    Builder(project).build()
+    return project, manifest(project / "_site")
+
+
+def assert_fails_untouched(root: Path, before: dict[str, str]) -> list[str]:
+    with pytest.raises(BuildFailed) as info:
+        Builder(root).build()
+    assert manifest(root / "_site") == before, "a failed build must leave the previous _site/ unchanged"
+    assert not [p for p in root.iterdir() if p.name.startswith("._site")], (
+        "temporary build folders left behind"
+    )
+    return [e.text() for e in info.value.problems.sorted()]
+
+
+def test_fixture_is_valid(project: Path) -> None:
+    assert problems_of(project) == []
+
+
+def test_yaml_syntax_error(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "severity: critical", "severity: [critical")
+    problems = assert_fails_untouched(root, before)
+    assert len(problems) == 1
+    assert re.match(rf"^{re.escape(ENTRY)}:\d+:\d+: yaml: ", problems[0])
+
+
+def test_misspelt_field_is_named_with_a_hint(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "mechanism: |", "mechansim: |")
+    line = line_of(root, "mechansim:")
+    problems = assert_fails_untouched(root, before)
+    assert f"{ENTRY}:{line}:1: mechansim: unknown field 'mechansim' (did you mean 'mechanism'?)" in problems
+    assert f"{ENTRY}:1:1: mechanism: required field 'mechanism' is missing" in problems
+
+
+def test_unknown_nested_field(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "    role: root-cause", "    role: root-cause\n    weigth: 5")
+    line = line_of(root, "weigth:")
+    problems = assert_fails_untouched(root, before)
+    assert problems == [
+        f"{ENTRY}:{line}:5: signatures[0].weigth: unknown field 'weigth' (did you mean 'weight'?)"
+    ]
+
+
+def test_missing_required_nested_field(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "  cause: The batch's activations do not fit next to the weights and optimizer state.\n", "")
+    line = line_of(root, '  symptom: "The step dies')
+    problems = assert_fails_untouched(root, before)
+    assert problems == [f"{ENTRY}:{line}:3: quick_answer.cause: required field 'cause' is missing"]
+
+
+def test_wrong_type(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "tags: [oom, allocator]", "tags: oom")
+    edit(root, "severity: critical", "severity: fatal")
+    problems = assert_fails_untouched(root, before)
+    tags_line, sev_line = line_of(root, "tags: oom"), line_of(root, "severity: fatal")
+    assert f"{ENTRY}:{tags_line}:7: tags: Input should be a valid list" in problems
+    assert any(p.startswith(f"{ENTRY}:{sev_line}:11: severity: Input should be 'critical'") for p in problems)
+
+
+def test_duplicate_id_and_id_not_matching_folder(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    shutil.copytree(root / "content/failures/demo-oom", root / "content/failures/demo-oom-copy")
+    problems = assert_fails_untouched(root, before)
+    copy = "content/failures/demo-oom-copy/entry.yaml"
+    assert f"{copy}:1:5: id: id 'demo-oom' must equal its folder name 'demo-oom-copy'" in problems
+    assert any(p.startswith(f"{copy}:1:5: id: duplicate id 'demo-oom'") for p in problems)
+
+
+def test_id_not_kebab_case(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "id: demo-oom", "id: Demo_OOM")
+    problems = assert_fails_untouched(root, before)
+    assert problems == [
+        f"{ENTRY}:1:5: id: must be kebab-case: lowercase letters and digits joined by '-' (got 'Demo_OOM')"
+    ]
+
+
+def test_unknown_category_system_and_related(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "category: memory", "category: memroy")
+    edit(root, "systems: [pytorch, cuda]", "systems: [pytorch, cudaa]")
+    edit(root, "faq:", "related:\n  - id: no-such-entry\n    note: Not the same thing.\nfaq:")
+    problems = assert_fails_untouched(root, before)
+    assert any(p.startswith(f"{ENTRY}:3:11: category: unknown category 'memroy'") for p in problems)
+    assert f"{ENTRY}:7:20: systems[1]: unknown system 'cudaa' (add it to content/systems.yaml)" in problems
+    rel = line_of(root, "  - id: no-such-entry")
+    assert f"{ENTRY}:{rel}:9: related[0].id: unknown entry id 'no-such-entry'" in problems
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://docs.pytorch.org/docs/stable/notes/cuda.html", "must be an absolute https:// URL"),
+        ("https://docs pytorch org", "must be an absolute https:// URL"),
+        ("docs.pytorch.org/x", "must be an absolute https:// URL"),
+    ],
+)
+def test_bad_reference_url(built: tuple[Path, dict[str, str]], url: str, message: str) -> None:
+    root, before = built
+    edit(root, "https://docs.pytorch.org/docs/stable/notes/cuda.html", url)
+    line = line_of(root, f"url: {url}")
+    problems = assert_fails_untouched(root, before)
+    assert len(problems) == 1 and problems[0].startswith(
+        f"{ENTRY}:{line}:10: references[0].url: Value error, {message}"
+    )
+
+
+def test_broken_internal_links_and_anchors(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "See [the fix](#fix)", "See [the fix](#fixx)")
+    edit(root, "(/failures/demo-oom/#confirm)", "(/failures/demo-oom/#confirmation)")
+    edit(
+        root,
+        "verify: The error",
+        "verify: See [other](/failures/nowhere/) and [plain](http://example.org). The error",
+    )
+    problems = assert_fails_untouched(root, before)
+    mech = line_of(root, "mechanism: |")
+    verify = line_of(root, "verify: See")
+    assert f"{ENTRY}:{mech}:12: mechanism: link '#fixx' points to no anchor on this page" in problems
+    assert (
+        f"{ENTRY}:{mech}:12: mechanism: link '/failures/demo-oom/#confirmation': entry 'demo-oom' has no anchor '#confirmation'"
+        in problems
+    )
+    assert (
+        f"{ENTRY}:{verify}:9: verify: link '/failures/nowhere/' points to unknown entry 'nowhere'" in problems
+    )
+    assert f"{ENTRY}:{verify}:9: verify: link 'http://example.org' must use https" in problems
+
+
+def test_markdown_heading_anchor_is_linkable(project: Path) -> None:
+    edit(project, "See [the fix](#fix)", "See [the fix](#fragmentation)")
+    assert problems_of(project) == []
+
+
+def test_signature_that_does_not_compile(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "Tried to allocate {num} {word}", "Tried to allocate {number} {word}")
+    line = line_of(root, "  - pattern:")
+    problems = assert_fails_untouched(root, before)
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{ENTRY}:{line}:14: signatures[0].pattern: unknown placeholder {{number}}")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        ("CUDA out of memory {re:(a{1,5}){1,3}} x", "nested quantifier"),
+        ("CUDA out of memory {re:a*} x", "unbounded quantifier"),
+        ("CUDA out of memory {any}{int}", "ambiguous"),
+        ("{any} CUDA out of memory", "ambiguous"),
+        ("CUDA {int}", "too general"),
+        ("CUDA out of memory {re:(?=x)}", "lookaround"),
+    ],
+)
+def test_unsafe_or_vague_patterns_are_rejected(project: Path, pattern: str, message: str) -> None:
+    edit(project, "CUDA out of memory. Tried to allocate {num} {word}", pattern)
+    problems = problems_of(project)
+    assert len(problems) == 1 and message in problems[0], problems
+
+
+def test_signature_that_does_not_match_its_example(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "Tried to allocate {num} {word}", "Tried to free {num} {word}")
+    line = line_of(root, "  - pattern:")
+    problems = assert_fails_untouched(root, before)
+    assert problems == [
+        f"{ENTRY}:{line}:14: signatures[0].pattern: does not match any line of its example log 'logs/oom.log'"
+    ]
+
+
+def test_log_named_but_missing(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "examples: [logs/oom.log]", "examples: [logs/oom.log, logs/rank1.log]")
+    problems = assert_fails_untouched(root, before)
+    line = line_of(root, "examples: [logs/oom.log, logs/rank1.log]")
+    assert problems == [
+        f"{ENTRY}:{line}:30: signatures[0].examples[1]: example log 'logs/rank1.log' does not exist"
+    ]
+
+
+def test_log_file_without_description(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    (root / "content/failures/demo-oom/logs/extra.log").write_text("hello\n")
+    problems = assert_fails_untouched(root, before)
+    line = line_of(root, "  - file: logs/oom.log")
+    assert problems == [
+        f"{ENTRY}:{line}:3: logs: 'logs/extra.log' is not described in logs (add its kind and origin)"
+    ]
+
+
+def test_duplicate_yaml_key(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "severity: critical", "severity: critical\nseverity: low")
+    problems = assert_fails_untouched(root, before)
+    assert problems == [f"{ENTRY}:5:1: severity: duplicate key: the later value would silently win"]
+
+
+def test_all_problems_in_all_files_in_one_run(project: Path) -> None:
+    shutil.copytree(project / "content/failures/demo-oom", project / "content/failures/demo-two")
+    edit(project, "id: demo-oom", "id: demo-two", "content/failures/demo-two/entry.yaml")
+    edit(project, "severity: critical", "severity: nope")
+    edit(project, "category: memory", "category: none", "content/failures/demo-two/entry.yaml")
+    edit(project, "verify: The", "verify: See [x](http://a.org). The", "content/failures/demo-two/entry.yaml")
+    problems = problems_of(project)
+    assert len(problems) == 3
+    assert {p.split(":")[0] for p in problems} == {ENTRY, "content/failures/demo-two/entry.yaml"}
+
+
+def test_scaffold_fails_until_filled(project: Path) -> None:
+    cli = [sys.executable, str(Path(__file__).parent.parent / "build.py"), "--root", str(project)]
+    out = subprocess.run(
+        [*cli, "new", "my-new-failure", "--category", "memory"], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    res = subprocess.run([*cli, "check"], capture_output=True, text=True)
+    assert res.returncode == 1
+    assert (
+        "content/failures/my-new-failure/entry.yaml:3:8: title: still contains the TODO marker" in res.stdout
+    )
+    # Fill every TODO with real values: the scaffold then passes.
+    entry = project / "content/failures/my-new-failure/entry.yaml"
+    text = entry.read_text()
+    text = text.replace("tags: [TODO]", "tags: [oom]").replace(
+        "https://TODO.example", "https://docs.pytorch.org/docs/stable/"
+    )
+    text = re.sub(r'pattern: ".*"', 'pattern: "CUDA out of memory. Tried to allocate {num} {word}"', text)
+    text = text.replace("# TODO: code that runs as written", "torch.cuda.empty_cache()")
+    entry.write_text(text.replace("TODO", "Written"))
+    (entry.parent / "logs/example.log").write_text(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+    )
+    res = subprocess.run([*cli, "check"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_output_formats(project: Path) -> None:
+    edit(project, "severity: critical", "severity: nope")
+    cli = [sys.executable, str(Path(__file__).parent.parent / "build.py"), "--root", str(project), "check"]
+    text = subprocess.run(cli, capture_output=True, text=True)
+    assert text.returncode == 1 and text.stdout.startswith(f"{ENTRY}:4:11: severity: ")
+    gh = subprocess.run([*cli, "--format", "github"], capture_output=True, text=True)
+    assert gh.returncode == 1
+    assert gh.stdout.startswith(f"::error file={ENTRY},line=4,col=11,title=severity::Input should be")
+    js = subprocess.run([*cli, "--format", "json"], capture_output=True, text=True)
+    data = json.loads(js.stdout)
+    assert data[0] | {"message": ""} == {
+        "path": ENTRY,
+        "line": 4,
+        "col": 11,
+        "field": "severity",
+        "message": "",
+    }
