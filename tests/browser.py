@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import http.server
 import threading
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +23,30 @@ CHROMIUM_ARGS = [
 ]
 
 
+NETLIFY = Path(__file__).resolve().parent.parent / "netlify.toml"
+
+
+def netlify_headers(path: str) -> dict[str, str]:
+    """The headers netlify.toml sets for ``path`` (rules for /* and prefix/* patterns)."""
+    config = tomllib.loads(NETLIFY.read_text())
+    out: dict[str, str] = {}
+    for rule in config.get("headers", []):
+        pattern = rule["for"]
+        if pattern == "/*" or (pattern.endswith("/*") and path.startswith(pattern[:-1])) or (
+            pattern.startswith("/*.") and path.endswith(pattern[2:])
+        ):
+            out.update(rule["values"])
+    return out
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site with the same headers netlify would send, CSP included."""
+
+    def end_headers(self) -> None:
+        for name, value in netlify_headers(self.path.split("?", 1)[0]).items():
+            if name != "Strict-Transport-Security":
+                self.send_header(name, value)
+        super().end_headers()
     def log_message(self, format: str, *args: object) -> None:
         pass
 

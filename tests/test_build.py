@@ -25,10 +25,7 @@ def resolve(out: Path, page: Path, href: str) -> tuple[Path, str] | None:
         return None
     if not parts.path:
         return page, parts.fragment
-    if parts.path.startswith("/"):
-        target = out / parts.path.lstrip("/")
-    else:
-        target = page.parent / parts.path
+    target = out / parts.path.lstrip("/") if parts.path.startswith("/") else page.parent / parts.path
     if parts.path.endswith("/"):
         target = target / "index.html"
     return target.resolve(), parts.fragment
