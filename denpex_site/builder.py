@@ -29,6 +29,9 @@ from .load import Content, load_bundle, load_content
 from .markdown import pygments_css
 from .site import Site, build_site
 
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+"""The repository this package lives in (its own content is what the package ships)."""
+
 PARALLEL_THRESHOLD = 150
 """Below this many pages, forking workers costs more than it saves."""
 
@@ -202,7 +205,13 @@ class Builder:
 
     def _write_data(self, out: Path, config: SiteConfig, site: Site, page_list: list[render.Page]) -> None:
         write_file(out / "api/entries.json", render.entries_json(site, config))
-        write_file(out / "api/signatures.json", render.signatures_json(site))
+        bundle = render.signatures_json(site)
+        write_file(out / "api/signatures.json", bundle)
+        if self.paths.root == PACKAGE_ROOT:
+            # The terminal matcher reads the bundle installed with the package: keep it current.
+            packaged = PACKAGE_ROOT / "denpex_site" / "data" / "signatures.json"
+            if not packaged.is_file() or packaged.read_text(encoding="utf-8") != bundle:
+                write_file(packaged, bundle)
         write_file(out / "api/search.json", render.search_json(site))
         urls = [p.url for p in page_list if p.path != "404.html"]
         write_file(out / "sitemap.xml", render.sitemap(urls, config))

@@ -1,6 +1,6 @@
 """The command line: ``denpex-site`` and ``python build.py``.
 
-Commands: build (default), serve, check, new, schema.
+Commands: build (default), serve, check, new, schema, diagnose, watch.
 """
 
 from __future__ import annotations
@@ -163,6 +163,66 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bundle(args: argparse.Namespace) -> dict:
+    from .diagnose import load_bundle
+
+    return load_bundle(Path(args.bundle) if args.bundle else None)
+
+
+def _base_url(args: argparse.Namespace) -> str:
+    return "https://denpex-site.netlify.app" if not args.base_url else args.base_url.rstrip("/")
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from .diagnose import Diagnosis, Engine
+    from .report import text_report
+
+    try:
+        diagnosis = Diagnosis(Engine(_bundle(args)))
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"error: cannot read the signature bundle: {exc}", file=sys.stderr)
+        return 2
+    for name in args.files:
+        try:
+            if name == "-":
+                diagnosis.add_stream(sys.stdin.buffer, "stdin")
+            else:
+                path = Path(name)
+                if path.is_dir():
+                    print(f"error: {name} is a directory", file=sys.stderr)
+                    return 2
+                diagnosis.add_file(path, name)
+        except OSError as exc:
+            print(f"error: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    result = diagnosis.result()
+    if args.json:
+        print(json.dumps(result, indent=1, ensure_ascii=False))
+    else:
+        colour = (sys.stdout.isatty() and args.color != "never") or args.color == "always"
+        sys.stdout.write(text_report(result, _base_url(args), colour=colour))
+    return 0 if result["findings"] else 1
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from .watch import watch
+
+    try:
+        bundle = _bundle(args)
+    except (OSError, ValueError) as exc:
+        print(f"error: cannot read the signature bundle: {exc}", file=sys.stderr)
+        return 2
+    return watch(
+        Path(args.file),
+        bundle,
+        base_url=_base_url(args),
+        command=args.exec,
+        from_end=args.from_end,
+        interval=args.interval,
+        exit_on_alert=args.exit_on_alert,
+    )
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="denpex-site", description="Build and check the denpex encyclopedia."
@@ -195,6 +255,32 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p.add_argument("--category", required=True)
     p.set_defaults(func=cmd_new)
+
+    def matcher_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--bundle", help="signature bundle to use (default: the one installed with the package)"
+        )
+        p.add_argument("--base-url", help="site address used in links (default: the public site)")
+
+    p = sub.add_parser(
+        "diagnose", help="name the known failures in training logs (exit 0 found, 1 none, 2 error)"
+    )
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", help="log files, one per rank is best; - reads standard input"
+    )
+    p.add_argument("--json", action="store_true", help="print the structured result")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    matcher_options(p)
+    p.set_defaults(func=cmd_diagnose)
+
+    p = sub.add_parser("watch", help="follow a growing log and alert on the first root-cause signature")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--exec", metavar="CMD", help="run this shell command on the first alert")
+    p.add_argument("--from-end", action="store_true", help="ignore what the file already holds")
+    p.add_argument("--exit-on-alert", action="store_true", help="stop after the first alert (exit 0)")
+    p.add_argument("--interval", type=float, default=0.25, help="seconds between polls")
+    matcher_options(p)
+    p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("schema", help="write the JSON Schema of an entry")
     p.add_argument("--output", help=f"file to write (default: {SCHEMA_PATH})")

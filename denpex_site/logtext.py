@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-ANSI = r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])"
+ANSI = r"\x1b(?:\[[0-9;?]{0,64}[ -/]{0,8}[@-~]|\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|[@-Z\\-_])"
 """CSI colour and cursor codes, OSC titles and two-byte escapes."""
 
 RANK_PREFIXES: list[tuple[str, str]] = [

@@ -167,6 +167,7 @@ def signature_bundle(site: Site) -> dict[str, Any]:
                     "weight": sig.effective_weight,
                     "pattern": sig.pattern,
                     "regex": comp.regex,
+                    "prefilter": comp.prefilter,
                     "anchor": comp.anchor,
                     "source": sig.source,
                 }

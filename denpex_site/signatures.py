@@ -46,7 +46,7 @@ PLACEHOLDERS: dict[str, tuple[str, str, str]] = {
     "text": ("[^\\n]", "{0,1000}", "any text on the same line, up to 1000 characters"),
 }
 _PH_RE = re.compile(r"\{([a-z]+)\}")
-_LITERAL_SPECIAL = set("\\^$.|?*+()[]{}/")
+_LITERAL_SPECIAL = set("\\^$.|?*+()[]{}")
 
 
 class PatternError(ValueError):
@@ -64,6 +64,36 @@ class Piece:
     """For a quantified piece: the code points (sampled) it can take; None for fixed text."""
     column: int
     literal: str = ""
+    prefilter: str = ""
+    """The same piece for a byte-level scan: a superset that also holds for UTF-8 bytes."""
+
+
+def _lit(text: str, column: int) -> Piece:
+    return Piece(_escape_literal(text), None, column, text, _escape_bytes(text))
+
+
+def _rep(cls: str, lo: int, hi: int | None, column: int, variable: bool = True) -> Piece:
+    """A repeated character class; its byte form allows four bytes per character where needed."""
+    chars = _chars_of(cls)
+    wide = any(c >= 128 for c in chars)
+
+    def quant(low: int, high: int | None) -> str:
+        if high is None:
+            return "+" if low == 1 else f"{{{low},}}"
+        if (low, high) == (0, 1):
+            return "?"
+        if (low, high) == (1, 1):
+            return ""
+        return f"{{{low}}}" if low == high else f"{{{low},{high}}}"
+
+    # Scans see whole chunks of lines: a negated class must never run on into the next line.
+    if cls.startswith("[^") and not cls.startswith("[^\\n"):
+        cls = "[^\\n" + cls[2:]
+    regex = cls + quant(lo, hi)
+    prefilter = cls + quant(lo, None if hi is None else hi * 4) if wide else regex
+    if wide and (lo, hi) == (1, 1):
+        prefilter = cls + "{1,4}"
+    return Piece(regex, chars if variable else None, column, "", prefilter)
 
 
 @dataclass(frozen=True)
@@ -72,6 +102,8 @@ class Compiled:
     regex: str
     anchor: str
     """The longest literal run: every matching line contains it (used to prefilter lines)."""
+    prefilter: str = ""
+    """A byte-level superset of ``regex`` (UTF-8 input, one byte per character): used for fast scans."""
 
     def compile(self) -> re.Pattern[str]:
         return re.compile(self.regex, re.ASCII)
@@ -89,6 +121,17 @@ def _escape_literal(text: str) -> str:
     return "".join("\\" + c if c in _LITERAL_SPECIAL else c for c in text)
 
 
+def _escape_bytes(text: str) -> str:
+    """Literal text as a byte-level regex: non-ASCII characters become their UTF-8 bytes."""
+    out = []
+    for c in text:
+        if ord(c) < 128:
+            out.append("\\" + c if c in _LITERAL_SPECIAL else c)
+        else:
+            out.extend(f"\\x{b:02x}" for b in c.encode("utf-8"))
+    return "".join(out)
+
+
 def _tokenize(pattern: str) -> list[Piece]:
     pieces: list[Piece] = []
     literal = ""
@@ -98,7 +141,7 @@ def _tokenize(pattern: str) -> list[Piece]:
     def flush() -> None:
         nonlocal literal
         if literal:
-            pieces.append(Piece(_escape_literal(literal), None, literal_col, literal))
+            pieces.append(_lit(literal, literal_col))
             literal = ""
 
     while i < len(pattern):
@@ -125,7 +168,8 @@ def _tokenize(pattern: str) -> list[Piece]:
                 known = ", ".join("{" + n + "}" for n in PLACEHOLDERS)
                 raise PatternError(f"unknown placeholder {{{name}}}; known: {known}, {{re:...}}", i + 1)
             cls, quant, _ = PLACEHOLDERS[name]
-            pieces.append(Piece(cls + quant, _chars_of(cls), i + 1))
+            lo, hi = (int(x) for x in quant.strip("{}").split(","))
+            pieces.append(_rep(cls, lo, hi, i + 1))
             i = m.end()
         elif c == "}":
             raise PatternError("a lone '}' must be written }}", i + 1)
@@ -134,7 +178,7 @@ def _tokenize(pattern: str) -> list[Piece]:
             j = i
             while j < len(pattern) and pattern[j] in " \t":
                 j += 1
-            pieces.append(Piece(WS + "+", _chars_of(WS), i + 1))
+            pieces.append(_rep(WS, 1, None, i + 1))
             i = j
         elif c in "\r\n":
             raise PatternError("a pattern is one line: it must not contain a line break", i + 1)
@@ -165,8 +209,9 @@ def _raw_body(pattern: str, start: int) -> tuple[int, str]:
     raise PatternError("{re:...} is not closed", start + 1)
 
 
-def _class_source(items: list[tuple[object, object]], negate: bool = False) -> str:
+def _class_source(items: list[tuple[object, object]]) -> str:
     parts = []
+    negate = False
     for op, av in items:
         if op is sre_c.LITERAL:
             parts.append(_class_char(int(av)))  # type: ignore[call-overload]
@@ -175,58 +220,61 @@ def _class_source(items: list[tuple[object, object]], negate: bool = False) -> s
             parts.append(_class_char(lo) + "-" + _class_char(hi))
         elif op is sre_c.NEGATE:
             negate = True
-        elif op is sre_c.CATEGORY:
+        elif op is sre_c.CATEGORY and av in _CATEGORY_CLASS:
             parts.append(_CATEGORY_CLASS[av])  # type: ignore[index]
         else:
-            raise PatternError(f"unsupported item in a character class: {op}")
+            raise PatternError(
+                "in {re:...} a character class may hold ASCII characters, ranges, \\d, \\w and \\s"
+            )
     return "[" + ("^" if negate else "") + "".join(parts) + "]"
 
 
 _CATEGORY_CLASS = {
     sre_c.CATEGORY_DIGIT: "0-9",
-    sre_c.CATEGORY_NOT_DIGIT: "\\x00-\\x2f\\x3a-\\uffff",
     sre_c.CATEGORY_WORD: "A-Za-z0-9_",
-    sre_c.CATEGORY_SPACE: " \\t\\n\\r\\f\\v",
+    sre_c.CATEGORY_SPACE: " \\t\\r\\f\\v",
 }
 
 
 def _class_char(code: int) -> str:
+    if code > 126:
+        raise PatternError("in {re:...} a character class may only hold ASCII characters")
     c = chr(code)
     if c in "\\]^-[":
         return "\\" + c
-    if code < 32 or code > 126:
-        return f"\\u{code:04x}" if code <= 0xFFFF else c
-    return c
+    return f"\\x{code:02x}" if code < 32 or code == 127 else c
 
 
 def _raw_pieces(body: str, column: int) -> list[Piece]:
     try:
         tree = sre_parse.parse(body, re.ASCII)
+        return _emit(list(tree), column)
     except re.error as exc:
         raise PatternError(f"raw regex does not compile: {exc}", column) from exc
-    return _emit(list(tree), column)
+    except PatternError as exc:
+        raise PatternError(str(exc), column) from exc
 
 
 def _single_class(op: object, av: object) -> str | None:
-    """Source of a one-character item, or None if the item is not a single character."""
-    if op is sre_c.LITERAL:
-        return _escape_literal(chr(av))  # type: ignore[arg-type]
+    """Source of a class for a one-character item, or None if the item is not one character."""
     if op is sre_c.NOT_LITERAL:
         return "[^" + _class_char(av) + "]"  # type: ignore[arg-type]
     if op is sre_c.ANY:
         return "[^\\n]"
     if op is sre_c.IN:
         return _class_source(list(av))  # type: ignore[call-overload]
+    if op is sre_c.LITERAL:
+        return "[" + _class_char(av) + "]" if av < 128 else None  # type: ignore[operator, arg-type]
     return None
 
 
 def _emit(items: list[tuple[object, object]], column: int) -> list[Piece]:
     pieces: list[Piece] = []
     for op, av in items:
-        one = _single_class(op, av)
-        if one is not None:
-            lit = chr(av) if op is sre_c.LITERAL else ""  # type: ignore[arg-type]
-            pieces.append(Piece(one, None, column, lit))
+        if op is sre_c.LITERAL:
+            pieces.append(_lit(chr(av), column))  # type: ignore[arg-type]
+        elif (one := _single_class(op, av)) is not None:
+            pieces.append(_rep(one, 1, 1, column, variable=False))
         elif op in (sre_c.MAX_REPEAT, sre_c.POSSESSIVE_REPEAT, sre_c.MIN_REPEAT):
             lo, hi, body = av  # type: ignore[misc]
             body = list(body)
@@ -237,19 +285,15 @@ def _emit(items: list[tuple[object, object]], column: int) -> list[Piece]:
                     f"unbounded quantifier in {{re:...}}: give an upper bound of at most {MAX_REPEAT}, e.g. {{1,200}}",
                     column,
                 )
-            if len(body) != 1 or _single_class(*body[0]) is None:
+            cls = _single_class(*body[0]) if len(body) == 1 else None
+            if cls is None:
                 raise PatternError(
                     "nested quantifier: in {re:...} only a single character class may repeat", column
                 )
-            cls = _single_class(*body[0])
-            assert cls is not None
-            quant = "?" if (lo, hi) == (0, 1) else (f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}")
-            fixed = lo == hi
-            pieces.append(Piece(cls + quant, None if fixed else _chars_of(cls), column))
+            pieces.append(_rep(cls, lo, hi, column, variable=lo != hi))
         elif op is sre_c.SUBPATTERN:
             _group, _add, _del, sub = av  # type: ignore[misc]
-            inner = _emit(list(sub), column)
-            pieces.append(_group_piece([inner], column))
+            pieces.append(_group_piece([_emit(list(sub), column)], column))
         elif op is sre_c.BRANCH:
             _, branches = av  # type: ignore[misc]
             pieces.append(_group_piece([_emit(list(b), column) for b in branches], column))
@@ -264,23 +308,19 @@ def _emit(items: list[tuple[object, object]], column: int) -> list[Piece]:
     return pieces
 
 
+def _piece_chars(p: Piece) -> frozenset[int]:
+    return p.chars if p.chars is not None else frozenset(ord(c) for c in p.literal) or _chars_of(p.regex)
+
+
 def _group_piece(branches: list[list[Piece]], column: int) -> Piece:
     for branch in branches:
         _check_adjacent(branch)
-    chars: set[int] = set()
-    variable = False
-    for branch in branches:
-        for p in branch:
-            if p.chars is not None:
-                variable = True
-                chars |= p.chars
-    if variable or len(branches) > 1:
-        # A group that can vary in length takes part in the adjacency rule as a whole.
-        for branch in branches:
-            for p in branch:
-                chars |= p.chars if p.chars is not None else _chars_of(p.regex)
-    src = "(?:" + "|".join("".join(p.regex for p in b) for b in branches) + ")"
-    return Piece(src, frozenset(chars) if (variable or len(branches) > 1) else None, column)
+    variable = len(branches) > 1 or any(p.chars is not None for b in branches for p in b)
+    chars = frozenset().union(*(_piece_chars(p) for b in branches for p in b)) if variable else None
+    regex = "(?:" + "|".join("".join(p.regex for p in b) for b in branches) + ")"
+    prefilter = "(?:" + "|".join("".join(p.prefilter for p in b) for b in branches) + ")"
+    literal = branches[0][0].literal if len(branches) == 1 and len(branches[0]) == 1 else ""
+    return Piece(regex, chars, column, literal if not variable else "", prefilter)
 
 
 def _check_adjacent(pieces: list[Piece]) -> None:
@@ -293,11 +333,31 @@ def _check_adjacent(pieces: list[Piece]) -> None:
             )
 
 
+_WS_CHARS = frozenset({9, 32})
+
+
+def _fold_spaces(pieces: list[Piece]) -> list[Piece]:
+    """A space run next to a part that can also take spaces matches exactly one space or tab.
+
+    ``foo {any} bar`` then stays unambiguous: the placeholder absorbs any further spaces.
+    """
+    out = list(pieces)
+    for i, p in enumerate(pieces):
+        if p.regex != WS + "+":
+            continue
+        neighbours = [
+            q for q in (pieces[i - 1] if i else None, pieces[i + 1] if i + 1 < len(pieces) else None) if q
+        ]
+        if any(q.chars is not None and q.chars & _WS_CHARS for q in neighbours if q.regex != WS + "+"):
+            out[i] = _rep(WS, 1, 1, p.column, variable=False)
+    return out
+
+
 def compile_pattern(pattern: str) -> Compiled:
     """Compile one dialect pattern, or raise :class:`PatternError` explaining what is wrong."""
     if pattern != pattern.strip():
         raise PatternError("a pattern must not start or end with spaces", 1)
-    pieces = _tokenize(pattern)
+    pieces = _fold_spaces(_tokenize(pattern))
     if pieces and pieces[0].chars is not None and pieces[0].regex.startswith("[^\\n]"):
         raise PatternError("ambiguous: a leading {any}/{text} adds nothing (matching searches the line)", 1)
     if pieces and pieces[-1].chars is not None and pieces[-1].regex.startswith("[^\\n]"):
@@ -306,7 +366,7 @@ def compile_pattern(pattern: str) -> Compiled:
         )
     _check_adjacent(pieces)
     literal_total = sum(len(p.literal) for p in pieces if p.chars is None)
-    literal_total += sum(1 for p in pieces if p.regex == WS + "+")
+    literal_total += sum(1 for p in pieces if p.regex in (WS + "+", WS))
     if literal_total < MIN_LITERAL:
         raise PatternError(
             f"too general: only {literal_total} literal characters; at least {MIN_LITERAL} are needed",
@@ -329,7 +389,7 @@ def compile_pattern(pattern: str) -> Compiled:
         re.compile(regex, re.ASCII)
     except re.error as exc:  # pragma: no cover - the emitter only produces valid regex
         raise PatternError(f"internal: emitted regex does not compile: {exc}") from exc
-    return Compiled(pattern, regex, anchor)
+    return Compiled(pattern, regex, anchor, "".join(p.prefilter for p in pieces))
 
 
 def placeholder_help() -> list[tuple[str, str]]:

@@ -32,8 +32,10 @@ def netlify_headers(path: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for rule in config.get("headers", []):
         pattern = rule["for"]
-        if pattern == "/*" or (pattern.endswith("/*") and path.startswith(pattern[:-1])) or (
-            pattern.startswith("/*.") and path.endswith(pattern[2:])
+        if (
+            pattern == "/*"
+            or (pattern.endswith("/*") and path.startswith(pattern[:-1]))
+            or (pattern.startswith("/*.") and path.endswith(pattern[2:]))
         ):
             out.update(rule["values"])
     return out
@@ -47,6 +49,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
             if name != "Strict-Transport-Security":
                 self.send_header(name, value)
         super().end_headers()
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 

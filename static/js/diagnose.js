@@ -39,8 +39,13 @@ function setState(state) {
   results.dataset.state = state;
 }
 
+function newWorker() {
+  const w = new Worker(new URL("./diagnose-worker.js", import.meta.url), { type: "module" });
+  w.postMessage({ type: "load", bundleUrl: "/api/signatures.json" });
+  return w;
+}
+
 function start(payload) {
-  stop();
   list.replaceChildren();
   timeline.replaceChildren();
   notesBox.replaceChildren();
@@ -51,26 +56,28 @@ function start(payload) {
   progress.hidden = false;
   bar.value = 0;
   status.textContent = "Reading…";
-  worker = new Worker(new URL("./diagnose-worker.js", import.meta.url), { type: "module" });
+  worker ??= newWorker();
+  cancel.disabled = false;
   worker.onmessage = ({ data }) => {
     if (data.type === "progress") {
       bar.max = Math.max(data.total, 1);
       bar.value = data.done;
       status.textContent = `${fmtBytes(data.done)} of ${fmtBytes(data.total)} read`;
     } else if (data.type === "done") {
-      finish(data.result, data.notes);
+      finish(data.result);
     } else if (data.type === "error") {
       status.textContent = `The analysis failed: ${data.message}`;
       setState("error");
-      stop();
+      cancel.disabled = true;
     }
   };
-  worker.postMessage({ bundleUrl: "/api/signatures.json", ...payload });
+  worker.postMessage({ type: "run", ...payload });
 }
 
+/** Stop a running analysis: the worker is discarded and a fresh one loads the bundle again. */
 function stop() {
   if (worker) worker.terminate();
-  worker = null;
+  worker = newWorker();
   cancel.disabled = true;
 }
 
@@ -84,19 +91,22 @@ function where(ev) {
   const parts = [`${ev.file}:${ev.line}`];
   if (ev.rank !== null && ev.rank !== undefined) parts.push(`rank ${ev.rank}`);
   if (ev.time) parts.push(ev.time);
+  if (ev.began !== null && ev.began !== undefined && ev.began !== ev.line) parts.push(`traceback began at line ${ev.began}`);
   return parts.join(" · ");
 }
 
 function highlighted(ev) {
-  const [a, b] = ev.match;
+  const a = ev.text.indexOf(ev.matched);
+  const b = a + ev.matched.length;
+  if (a < 0) return el("code", { className: "evidence", textContent: ev.text });
   return el("code", { className: "evidence" }, ev.text.slice(0, a), el("mark", { textContent: ev.text.slice(a, b) }), ev.text.slice(b));
 }
 
-function finish(result, notes) {
-  stop();
+function finish(result) {
+  cancel.disabled = true;
   lastResult = result;
   progress.hidden = true;
-  for (const note of notes) notesBox.append(el("p", { className: "note", textContent: note }));
+  for (const note of result.notes) notesBox.append(el("p", { className: "note", textContent: note }));
   if (!result.findings.length) {
     summary.textContent = `No known failure matched in ${result.lines.toLocaleString()} lines.`;
     empty.hidden = false;
@@ -146,9 +156,9 @@ function report(result) {
   return lines.join("\n") + "\n";
 }
 
+worker = newWorker();
 form.addEventListener("submit", (event) => {
   event.preventDefault();
-  cancel.disabled = false;
   if (chosen.length) start({ files: chosen });
   else start({ text: input.value });
 });

@@ -1,20 +1,39 @@
-// The log matcher core: normalise lines and match them against the signature bundle.
-// Pure ES module with no DOM access: it runs in a Web Worker in the browser and under Node.
+// The log matcher core, the same algorithm as denpex_site/diagnose.py: both read the signature
+// bundle and give the same JSON. Pure ES module without DOM access: it runs in a Web Worker in the
+// browser and under Node. Text arrives in blocks; one combined regular expression finds the few
+// candidate lines, and only those are cleaned and checked against each signature.
 
+export const SCHEMA_VERSION = 1;
+const MAX_LINE = 65536;
+const MAX_CARRY = 4 * MAX_LINE;
+const MAX_TEXT = 2000;
 const EVIDENCE_CAP = 20;
-const MAX_LINE = 64 * 1024;
+const BINARY_SAMPLE = 8192;
+const TRACEBACK = "Traceback (most recent call last):";
+const TRACEBACK_REACH = 400;
+const ROLE_ORDER = { "root-cause": 0, warning: 1, collateral: 2 };
+
+const escapeRe = (s) => s.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
 
 export function compileBundle(bundle) {
-  const prefixes = bundle.normalize.rank_prefixes.map((p) => ({ name: p.name, re: new RegExp(p.regex) }));
-  const stamps = bundle.normalize.timestamps.map((t) => ({ name: t.name, re: new RegExp(t.regex) }));
-  const ansi = new RegExp(bundle.normalize.ansi, "g");
-  const rules = bundle.signatures.map((s) => ({ ...s, re: new RegExp(s.regex) }));
-  return { entries: bundle.entries, prefixes, stamps, ansi, rules };
+  if (bundle.schema_version !== SCHEMA_VERSION) throw new Error(`unsupported signature bundle version ${bundle.schema_version}`);
+  const norm = bundle.normalize;
+  const rules = bundle.signatures.map((s) => ({ ...s, re: new RegExp(s.regex, "u") }));
+  const scan = [...bundle.signatures.map((s) => `(?:${s.regex})`), `(?:${escapeRe(TRACEBACK)})`].join("|");
+  return {
+    entries: bundle.entries,
+    ansi: new RegExp(norm.ansi, "g"),
+    prefixes: norm.rank_prefixes.map((p) => new RegExp(p.regex, "u")),
+    stamps: norm.timestamps.map((t) => new RegExp(t.regex, "u")),
+    rules,
+    scan: new RegExp(scan, "gu"),
+  };
 }
 
+/** Strip ANSI codes, cap the length and keep what a terminal shows after carriage returns. */
 export function cleanLine(compiled, line) {
-  if (line.length > MAX_LINE) line = line.slice(0, MAX_LINE);
   if (line.includes("\x1b")) line = line.replace(compiled.ansi, "");
+  if (line.length > MAX_LINE) line = line.slice(0, MAX_LINE);
   if (line.includes("\r")) {
     const parts = line.split("\r").filter((p) => p.length > 0);
     line = parts.length ? parts[parts.length - 1] : "";
@@ -22,122 +41,265 @@ export function cleanLine(compiled, line) {
   return line;
 }
 
-function parsePrefix(compiled, line) {
-  for (const p of compiled.prefixes) {
-    const m = p.re.exec(line);
-    if (m) return { rank: Number(m[1]), rest: line.slice(m[0].length) };
+function prefix(c, line) {
+  for (const re of c.prefixes) {
+    const m = re.exec(line);
+    if (m && m.index === 0) return [Number(m[1]), line.slice(m[0].length)];
   }
-  return { rank: null, rest: line };
+  return [null, line];
 }
 
-function parseTime(compiled, text) {
-  for (const t of compiled.stamps) {
-    const m = t.re.exec(text);
-    if (m) return `${m[1]} ${m[2]}`;
+export function normaliseTime(date, clock) {
+  const mmdd = date.includes("-") ? date.slice(5, 7) + date.slice(8, 10) : date;
+  const [hms, frac = ""] = clock.replace(",", ".").split(".");
+  return `${mmdd} ${hms}.${(frac + "000000").slice(0, 6)}`;
+}
+
+function stamp(c, rest) {
+  for (const re of c.stamps) {
+    const m = re.exec(rest);
+    if (m && m.index === 0) return normaliseTime(m[1], m[2]);
   }
   return null;
 }
 
-/** Accumulates hits over any number of files, line by line. */
-export class Matcher {
+/** The rank named by a file such as ``rank3.log`` or ``worker-3.txt``, else null. */
+export function rankFromFileName(name) {
+  const base = name.split(/[\\/]/).pop();
+  const m = /(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?![0-9])/i.exec(base);
+  return m ? Number(m[1]) : null;
+}
+
+function compare(a, b) {
+  const ta = a.ev.time, tb = b.ev.time;
+  if (ta && tb && ta !== tb) return ta < tb ? -1 : 1;
+  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
+  return a.ev.line === b.ev.line ? 0 : a.ev.line < b.ev.line ? -1 : 1;
+}
+
+/** Accumulates evidence over any number of logs; ``result()`` ranks the findings. */
+export class Diagnosis {
   constructor(compiled) {
     this.c = compiled;
-    this.hits = new Map(); // entry id -> finding under construction
-    this.order = 0;
+    this.findings = new Map();
+    this.files = [];
+    this.notes = [];
     this.lines = 0;
   }
 
-  /** Match one raw line; ``fileRank`` is the rank implied by the file name, if any. */
-  feed(raw, file, lineNo, fileRank = null) {
-    this.lines += 1;
-    const line = cleanLine(this.c, raw);
-    if (line.length < 8) return;
-    let candidates = null;
-    for (const rule of this.c.rules) {
+  /** Start a file; feed it with ``push(bytes)`` and close it with ``end()``. */
+  openFile(name) {
+    const info = { name, rank: rankFromFileName(name), lines: 0, skipped: null };
+    this.files.push(info);
+    return new FileScan(this, this.files.length - 1, info);
+  }
+
+  checkLine(raw, fileIndex, lineNo, tracebacks) {
+    const c = this.c;
+    const line = cleanLine(c, raw);
+    const fileRank = this.files[fileIndex].rank;
+    if (line.includes(TRACEBACK)) {
+      const [rank] = prefix(c, line);
+      tracebacks.set(rank ?? fileRank, lineNo);
+    }
+    let parsed = null;
+    for (const rule of c.rules) {
       if (!line.includes(rule.anchor)) continue;
       const m = rule.re.exec(line);
       if (!m) continue;
-      candidates ??= parsePrefix(this.c, line);
-      this.record(rule, m, line, candidates, file, lineNo, fileRank);
+      parsed ??= prefix(c, line);
+      const rank = parsed[0] ?? fileRank;
+      const began = tracebacks.get(rank);
+      const ev = {
+        file: this.files[fileIndex].name,
+        line: lineNo,
+        began: began !== undefined && lineNo - began <= TRACEBACK_REACH ? began : null,
+        rank,
+        time: stamp(c, parsed[1]),
+        role: rule.role,
+        signature: rule.index,
+        text: line.slice(0, MAX_TEXT),
+        matched: m[0].slice(0, MAX_TEXT),
+      };
+      this.record(rule, ev, fileIndex);
     }
   }
 
-  record(rule, m, line, parsed, file, lineNo, fileRank) {
-    let f = this.hits.get(rule.entry);
+  record(rule, ev, fileIndex) {
+    let f = this.findings.get(rule.entry);
     if (!f) {
-      f = { id: rule.entry, signatures: new Map(), evidence: [], count: 0, first: null, firstRoot: null };
-      this.hits.set(rule.entry, f);
+      f = { id: rule.entry, rules: new Map(), evidence: [], count: 0, first: null, firstRoot: null };
+      this.findings.set(rule.entry, f);
     }
-    const rank = parsed.rank ?? fileRank;
-    const ev = {
-      file,
-      line: lineNo,
-      rank,
-      time: parseTime(this.c, parsed.rest),
-      role: rule.role,
-      signature: rule.index,
-      text: line,
-      match: [m.index, m.index + m[0].length],
-      order: this.order++,
-    };
+    const key = { ev, file: fileIndex };
     f.count += 1;
-    f.signatures.set(rule.index, rule);
+    f.rules.set(rule.index, rule);
     if (f.evidence.length < EVIDENCE_CAP) f.evidence.push(ev);
-    f.first ??= ev;
-    if (rule.role === "root-cause" && !f.firstRoot) f.firstRoot = ev;
+    if (!f.first || compare(key, f.first) < 0) f.first = key;
+    if (rule.role === "root-cause" && (!f.firstRoot || compare(key, f.firstRoot) < 0)) f.firstRoot = key;
   }
 
   result() {
-    const findings = [];
-    for (const f of this.hits.values()) {
+    const rows = [];
+    for (const f of this.findings.values()) {
       const meta = this.c.entries[f.id];
-      const rules = [...f.signatures.values()];
-      const roles = new Set(rules.map((r) => r.role));
-      const role = roles.has("root-cause") ? "root-cause" : roles.has("warning") ? "warning" : "collateral";
-      const score = Math.round(rules.reduce((s, r) => s + r.weight, 0) * 100) / 100;
+      const rules = [...f.rules.values()];
+      const role = rules.map((r) => r.role).sort((a, b) => ROLE_ORDER[a] - ROLE_ORDER[b])[0];
       const lead = f.firstRoot ?? f.first;
-      findings.push({
-        id: f.id,
-        title: meta.title,
-        role,
-        score,
-        count: f.count,
-        first: strip(lead),
-        evidence: f.evidence.map(strip),
-        signatures: rules.map((r) => r.index).sort((a, b) => a - b),
+      const score = Math.round(rules.reduce((s, r) => s + r.weight, 0) * 100) / 100;
+      rows.push({
+        key: lead,
+        finding: {
+          id: f.id,
+          title: meta.title,
+          category: meta.category,
+          severity: meta.severity,
+          role,
+          score,
+          count: f.count,
+          signatures: [...f.rules.keys()].sort((a, b) => a - b),
+          first: lead.ev,
+          evidence: f.evidence,
+        },
       });
     }
-    const roleRank = { "root-cause": 0, warning: 1, collateral: 2 };
-    findings.sort(
+    rows.sort(
       (a, b) =>
-        roleRank[a.role] - roleRank[b.role] ||
-        compareEvidence(a.first, b.first) ||
-        b.score - a.score ||
-        (a.id < b.id ? -1 : 1),
+        ROLE_ORDER[a.finding.role] - ROLE_ORDER[b.finding.role] ||
+        compare(a.key, b.key) ||
+        b.finding.score - a.finding.score ||
+        (a.finding.id < b.finding.id ? -1 : a.finding.id > b.finding.id ? 1 : 0),
     );
-    const lead = findings.find((f) => f.role === "root-cause") ?? null;
-    return {
-      schema_version: 1,
-      lines: this.lines,
-      findings,
-      initiating: lead ? { id: lead.id, file: lead.first.file, line: lead.first.line, rank: lead.first.rank, time: lead.first.time } : null,
-    };
+    const findings = rows.map((r) => r.finding);
+    const lead = findings.find((f) => f.role === "root-cause");
+    const initiating = lead
+      ? { id: lead.id, file: lead.first.file, line: lead.first.line, began: lead.first.began, rank: lead.first.rank, time: lead.first.time }
+      : null;
+    return { schema_version: SCHEMA_VERSION, files: this.files, lines: this.lines, findings, initiating, notes: this.notes };
   }
 }
 
-function strip(ev) {
-  const { order, ...rest } = ev;
-  return rest;
+/** Reads one file's bytes in blocks of any size. */
+class FileScan {
+  constructor(diagnosis, index, info) {
+    this.d = diagnosis;
+    this.index = index;
+    this.info = info;
+    this.decoder = new TextDecoder("utf-8");
+    this.sample = [];
+    this.sampled = 0;
+    this.checked = false;
+    this.carry = "";
+    this.skipping = false;
+    this.lineNo = 0;
+    this.tracebacks = new Map();
+    this.pending = [];
+    this.pendingSize = 0;
+  }
+
+  /** Feed raw bytes (Uint8Array); returns false once the file is known to be binary. */
+  push(bytes) {
+    if (this.info.skipped) return false;
+    if (!this.checked) {
+      this.sample.push(bytes);
+      this.sampled += bytes.length;
+      if (this.sampled < BINARY_SAMPLE) return true;
+      return this.release();
+    }
+    this.pending.push(this.decoder.decode(bytes, { stream: true }));
+    this.pendingSize += bytes.length;
+    if (this.pendingSize >= 8 << 20) this.flush(false);
+    return true;
+  }
+
+  release() {
+    this.checked = true;
+    const all = new Uint8Array(this.sampled);
+    let at = 0;
+    for (const b of this.sample) { all.set(b, at); at += b.length; }
+    this.sample = null;
+    const n = Math.min(all.length, BINARY_SAMPLE);
+    let zeros = 0;
+    for (let i = 0; i < n; i++) if (all[i] === 0) zeros++;
+    if (n > 0 && zeros / n > 0.01) {
+      this.info.skipped = "binary";
+      this.d.notes.push(`${this.info.name}: looks like a binary file, not a text log; it was skipped.`);
+      return false;
+    }
+    if (all.length) {
+      this.pending.push(this.decoder.decode(all, { stream: true }));
+      this.pendingSize += all.length;
+    }
+    return true;
+  }
+
+  flush(final) {
+    let text = this.carry + this.pending.join("");
+    this.pending = [];
+    this.pendingSize = 0;
+    if (final) text += this.decoder.decode();
+    if (this.skipping) {
+      const nl = text.indexOf("\n");
+      if (nl < 0) { this.carry = ""; return; }
+      text = text.slice(nl + 1);
+      this.lineNo += 1;
+      this.skipping = false;
+    }
+    const cut = text.lastIndexOf("\n") + 1;
+    this.carry = text.slice(cut);
+    if (cut > 0) this.lineNo = this.scanLines(text, cut, this.lineNo);
+    if (this.carry.length > MAX_CARRY) {
+      this.scanLines(this.carry.slice(0, MAX_CARRY) + "\n", MAX_CARRY + 1, this.lineNo);
+      this.d.notes.push(`${this.info.name}: line ${this.lineNo + 1} is longer than ${MAX_CARRY / 1024} KiB; only its start was read.`);
+      this.skipping = true;
+      this.carry = "";
+    }
+  }
+
+  /** Scan text[0:end] (whole lines, ending with a newline) after line ``base``; returns the last line's number. */
+  scanLines(text, end, base) {
+    const scan = this.d.c.scan;
+    let chunk = text;
+    if (chunk.includes("\x1b")) {
+      chunk = chunk.slice(0, end).replace(this.d.c.ansi, "");
+      end = chunk.length;
+    }
+    let lineNo = base;
+    let counted = 0;
+    let pos = 0;
+    while (pos < end) {
+      scan.lastIndex = pos;
+      const m = scan.exec(chunk);
+      if (!m || m.index >= end) break;
+      const start = chunk.lastIndexOf("\n", m.index - 1) + 1;
+      const stop = chunk.indexOf("\n", m.index);
+      lineNo += countNewlines(chunk, counted, start) + 1;
+      this.d.checkLine(chunk.slice(start, stop), this.index, lineNo, this.tracebacks);
+      counted = pos = stop + 1;
+    }
+    return lineNo + countNewlines(chunk, counted, end);
+  }
+
+  end() {
+    if (!this.checked && !this.info.skipped) {
+      if (!this.release()) return;
+    }
+    if (this.info.skipped) return;
+    this.flush(true);
+    if (this.skipping) this.lineNo += 1;
+    else if (this.carry.length) this.lineNo = this.scanLines(this.carry + "\n", this.carry.length + 1, this.lineNo);
+    this.carry = "";
+    this.info.lines = this.lineNo;
+    this.d.lines += this.lineNo;
+  }
 }
 
-function compareEvidence(a, b) {
-  if (a.time && b.time && a.time !== b.time) return a.time < b.time ? -1 : 1;
-  if (a.file === b.file) return a.line - b.line;
-  return 0;
-}
-
-/** The rank named by a file such as ``rank3.log`` or ``worker-3.txt``, else null. */
-export function rankFromFileName(name) {
-  const m = /(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?=[^0-9]|$)/i.exec(name);
-  return m ? Number(m[1]) : null;
+function countNewlines(text, from, to) {
+  let n = 0;
+  let i = text.indexOf("\n", from);
+  while (i >= 0 && i < to) {
+    n++;
+    i = text.indexOf("\n", i + 1);
+  }
+  return n;
 }

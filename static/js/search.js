@@ -21,6 +21,7 @@ function rank(data, query) {
   const scores = new Map();
   const line = cleanLine(data.compiled, query.trim());
   for (const rule of data.compiled.rules) {
+    rule.re.lastIndex = 0;
     if (!line.includes(rule.anchor)) continue;
     const m = rule.re.exec(line);
     if (m) scores.set(rule.entry, { score: 1000 + rule.weight, exact: true, match: m[0] });

@@ -1,0 +1,390 @@
+"""The log matcher for terminals and CI: the same algorithm as static/js/matcher.js.
+
+Both read the signature bundle (``/api/signatures.json``) and produce the same JSON. A log is read
+in chunks of bytes, never whole. One byte-level scan with every signature's prefilter (RE2 when
+google-re2 is installed, else the standard library) finds the few candidate lines; only those are
+decoded, cleaned (ANSI codes, carriage-return rewrites) and checked against each signature with
+the exact regex, which means the same in Python and JavaScript.
+
+Diagnosis: every hit becomes evidence (file, line, rank, time, text). Hits are grouped into one
+finding per entry; a finding's role is the strongest role among its signatures (root-cause, then
+warning, then collateral). Findings are ranked by role, then by their earliest evidence (time when
+both lines have one, else file order and line), then by score, then by id. A hit inside a Python
+traceback also records the line where that traceback began.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any
+
+try:  # RE2 scans bytes in linear time, many times faster than `re` for one big alternation.
+    import re2  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - exercised where google-re2 is missing
+    re2 = None
+
+SCHEMA_VERSION = 1
+CHUNK = 32 * 1024 * 1024
+MAX_LINE = 65536
+"""Characters of a line that are looked at; the rest of a longer line is ignored."""
+MAX_CARRY = 4 * MAX_LINE
+"""Bytes of an unfinished line kept while reading; a longer line is cut there and skipped."""
+MAX_TEXT = 2000
+EVIDENCE_CAP = 20
+BINARY_SAMPLE = 8192
+TRACEBACK = "Traceback (most recent call last):"
+TRACEBACK_REACH = 400
+"""A hit at most this many lines after a traceback start is attributed to that traceback."""
+ROLE_ORDER = {"root-cause": 0, "warning": 1, "collateral": 2}
+_RANK_IN_NAME = re.compile(r"(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?![0-9])", re.I)
+
+
+def rank_from_file_name(name: str) -> int | None:
+    """The rank named by a file such as ``rank3.log`` or ``worker-3.txt``, else None."""
+    m = _RANK_IN_NAME.search(Path(name).name)
+    return int(m.group(1)) if m else None
+
+
+def load_bundle(path: Path | None = None) -> dict[str, Any]:
+    """The signature bundle: from ``path``, else the copy installed with the package."""
+    if path is not None:
+        return json.loads(path.read_text(encoding="utf-8"))
+    data = resources.files("denpex_site").joinpath("data/signatures.json").read_text(encoding="utf-8")
+    return json.loads(data)
+
+
+@dataclass
+class Rule:
+    entry: str
+    index: int
+    role: str
+    weight: float
+    anchor: str
+    regex: re.Pattern[str]
+
+
+Key = tuple[dict[str, Any], int]
+"""An evidence line with the index of its file: what the ordering compares."""
+
+
+@dataclass
+class Finding:
+    id: str
+    rules: dict[int, Rule] = field(default_factory=dict)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    count: int = 0
+    first: Key | None = None
+    first_root: Key | None = None
+
+
+class Engine:
+    """Compiled signatures and normalisation rules, reusable across many logs."""
+
+    def __init__(self, bundle: dict[str, Any]) -> None:
+        if bundle.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"unsupported signature bundle version {bundle.get('schema_version')!r}")
+        self.entries: dict[str, dict[str, Any]] = bundle["entries"]
+        norm = bundle["normalize"]
+        self.ansi = re.compile(norm["ansi"])
+        self.ansi_bytes = re.compile(norm["ansi"].encode())
+        self.prefixes = [re.compile(p["regex"], re.ASCII) for p in norm["rank_prefixes"]]
+        self.stamps = [re.compile(t["regex"], re.ASCII) for t in norm["timestamps"]]
+        self.rules = [
+            Rule(
+                s["entry"],
+                s["index"],
+                s["role"],
+                float(s["weight"]),
+                s["anchor"],
+                re.compile(s["regex"], re.ASCII),
+            )
+            for s in bundle["signatures"]
+        ]
+        alternatives = [s["prefilter"] for s in bundle["signatures"]] + [re.escape(TRACEBACK)]
+        combined = "|".join(f"(?:{a})" for a in alternatives).encode()
+        if re2 is not None:
+            options = re2.Options()
+            options.encoding = re2.Options.Encoding.LATIN1
+            options.max_mem = 512 << 20
+            self.scan_re = re2.compile(combined, options)
+        else:
+            self.scan_re = re.compile(combined)
+
+    # -- one line -------------------------------------------------------------------------------
+
+    def clean(self, line: str) -> str:
+        if len(line) > MAX_LINE:
+            line = line[:MAX_LINE]
+        if "\x1b" in line:
+            line = self.ansi.sub("", line)
+        if "\r" in line:
+            parts = [p for p in line.split("\r") if p]
+            line = parts[-1] if parts else ""
+        return line
+
+    def prefix(self, line: str) -> tuple[int | None, str]:
+        for rx in self.prefixes:
+            m = rx.match(line)
+            if m:
+                return int(m.group(1)), line[m.end() :]
+        return None, line
+
+    def stamp(self, rest: str) -> str | None:
+        for rx in self.stamps:
+            m = rx.match(rest)
+            if m:
+                return normalise_time(m.group(1), m.group(2))
+        return None
+
+
+def normalise_time(date: str, clock: str) -> str:
+    """A sortable 'MMDD HH:MM:SS.ffffff' from a glog 'MMDD' or an ISO 'YYYY-MM-DD' date."""
+    mmdd = date[5:7] + date[8:10] if "-" in date else date
+    hms, _, frac = clock.replace(",", ".").partition(".")
+    return f"{mmdd} {hms}.{(frac + '000000')[:6]}"
+
+
+class Diagnosis:
+    """Accumulates evidence over any number of logs; :meth:`result` ranks the findings."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.findings: dict[str, Finding] = {}
+        self.files: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+        self.lines = 0
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def add_text(self, text: str, name: str = "pasted log") -> None:
+        self.add_stream(_BytesReader(text.encode("utf-8")), name)
+
+    def add_file(self, path: Path, name: str | None = None) -> None:
+        with open(path, "rb") as fh:
+            self.add_stream(fh, name or path.name)
+
+    def add_stream(self, stream: IO[bytes], name: str) -> None:
+        info: dict[str, Any] = {"name": name, "rank": rank_from_file_name(name), "lines": 0, "skipped": None}
+        self.files.append(info)
+        file_index = len(self.files) - 1
+        tracebacks: dict[int | None, int] = {}
+        line_no = 0
+        first = True
+        skipping = False
+        carry = b""
+        for block in _blocks(stream):
+            if first:
+                first = False
+                sample = block[:BINARY_SAMPLE]
+                if sample.count(0) / len(sample) > 0.01:
+                    info["skipped"] = "binary"
+                    self.notes.append(f"{name}: looks like a binary file, not a text log; it was skipped.")
+                    return
+            data = carry + block
+            if skipping:
+                nl = data.find(b"\n")
+                if nl < 0:
+                    carry = b""
+                    continue
+                data = data[nl + 1 :]
+                line_no += 1
+                skipping = False
+            cut = data.rfind(b"\n") + 1
+            chunk, carry = data[:cut], data[cut:]
+            if chunk:
+                line_no = self.scan_lines(chunk, file_index, name, line_no, tracebacks)
+            if len(carry) > MAX_CARRY:
+                # An endless line: look at its head once, then skip to the next newline.
+                self.scan_lines(carry[:MAX_CARRY] + b"\n", file_index, name, line_no, tracebacks)
+                self.notes.append(
+                    f"{name}: line {line_no + 1} is longer than {MAX_CARRY // 1024} KiB; only its start was read."
+                )
+                skipping = True
+                carry = b""
+        if skipping:
+            line_no += 1
+        elif carry:
+            line_no = self.scan_lines(carry + b"\n", file_index, name, line_no, tracebacks)
+        info["lines"] = line_no
+        self.lines += line_no
+
+    def scan_lines(
+        self, chunk: bytes, file_index: int, name: str, base: int, tracebacks: dict[int | None, int]
+    ) -> int:
+        """Scan a chunk of whole lines (it ends with a newline) that follows line ``base``.
+
+        Returns the number of the chunk's last line.
+        """
+        engine = self.engine
+        if b"\x1b" in chunk:
+            chunk = engine.ansi_bytes.sub(b"", chunk)
+        search = engine.scan_re.search
+        line_no = base
+        counted_to = 0
+        pos = 0
+        end = len(chunk)
+        while pos < end:
+            m = search(chunk, pos)
+            if m is None:
+                break
+            start = chunk.rfind(b"\n", 0, m.start()) + 1
+            stop = chunk.find(b"\n", m.start())
+            line_no += chunk.count(b"\n", counted_to, start) + 1
+            self._check_line(
+                chunk[start:stop].decode("utf-8", "replace"), file_index, name, line_no, tracebacks
+            )
+            counted_to = pos = stop + 1
+        return line_no + chunk.count(b"\n", counted_to)
+
+    def _check_line(
+        self, raw: str, file_index: int, name: str, line_no: int, tracebacks: dict[int | None, int]
+    ) -> None:
+        engine = self.engine
+        line = engine.clean(raw)
+        parsed: tuple[int | None, str] | None = None
+        file_rank = self.files[file_index]["rank"]
+        if TRACEBACK in line:
+            rank, _ = engine.prefix(line)
+            tracebacks[rank if rank is not None else file_rank] = line_no
+        for rule in engine.rules:
+            if rule.anchor not in line:
+                continue
+            m = rule.regex.search(line)
+            if m is None:
+                continue
+            if parsed is None:
+                parsed = engine.prefix(line)
+            rank = parsed[0] if parsed[0] is not None else file_rank
+            began = tracebacks.get(rank)
+            evidence = {
+                "file": name,
+                "line": line_no,
+                "began": began if began is not None and line_no - began <= TRACEBACK_REACH else None,
+                "rank": rank,
+                "time": engine.stamp(parsed[1]),
+                "role": rule.role,
+                "signature": rule.index,
+                "text": line[:MAX_TEXT],
+                "matched": m.group(0)[:MAX_TEXT],
+            }
+            self._record(rule, evidence, file_index)
+
+    def _record(self, rule: Rule, evidence: dict[str, Any], file_index: int) -> None:
+        finding = self.findings.get(rule.entry)
+        if finding is None:
+            finding = self.findings[rule.entry] = Finding(rule.entry)
+        key = (evidence, file_index)
+        finding.count += 1
+        finding.rules[rule.index] = rule
+        if len(finding.evidence) < EVIDENCE_CAP:
+            finding.evidence.append(evidence)
+        if finding.first is None or _compare(key, finding.first) < 0:
+            finding.first = key
+        if rule.role == "root-cause" and (
+            finding.first_root is None or _compare(key, finding.first_root) < 0
+        ):
+            finding.first_root = key
+
+    # -- result ---------------------------------------------------------------------------------
+
+    def result(self) -> dict[str, Any]:
+        rows = []
+        for f in self.findings.values():
+            meta = self.engine.entries[f.id]
+            roles = {r.role for r in f.rules.values()}
+            role = min(roles, key=ROLE_ORDER.__getitem__)
+            lead_key = f.first_root or f.first
+            assert lead_key is not None
+            rows.append(
+                (
+                    lead_key,
+                    {
+                        "id": f.id,
+                        "title": meta["title"],
+                        "category": meta["category"],
+                        "severity": meta["severity"],
+                        "role": role,
+                        "score": round(sum(r.weight for r in f.rules.values()), 2),
+                        "count": f.count,
+                        "signatures": sorted(f.rules),
+                        "first": lead_key[0],
+                        "evidence": f.evidence,
+                    },
+                )
+            )
+        rows.sort(key=lambda kv: (ROLE_ORDER[kv[1]["role"]], _SortKey(kv[0]), -kv[1]["score"], kv[1]["id"]))
+        findings = [row for _, row in rows]
+        lead = next((f for f in findings if f["role"] == "root-cause"), None)
+        initiating = None
+        if lead is not None:
+            ev = lead["first"]
+            initiating = {
+                "id": lead["id"],
+                "file": ev["file"],
+                "line": ev["line"],
+                "began": ev["began"],
+                "rank": ev["rank"],
+                "time": ev["time"],
+            }
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "files": self.files,
+            "lines": self.lines,
+            "findings": findings,
+            "initiating": initiating,
+            "notes": self.notes,
+        }
+
+
+def _compare(a: Key, b: Key) -> int:
+    """Order two evidence lines: by time when both have one, else by file order, then line."""
+    ta, tb = a[0]["time"], b[0]["time"]
+    if ta and tb and ta != tb:
+        return -1 if ta < tb else 1
+    if a[1] != b[1]:
+        return -1 if a[1] < b[1] else 1
+    return (a[0]["line"] > b[0]["line"]) - (a[0]["line"] < b[0]["line"])
+
+
+class _SortKey:
+    __slots__ = ("key",)
+
+    def __init__(self, key: Key) -> None:
+        self.key = key
+
+    def __lt__(self, other: _SortKey) -> bool:
+        return _compare(self.key, other.key) < 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SortKey) and _compare(self.key, other.key) == 0
+
+
+class _BytesReader:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def read(self, n: int) -> bytes:
+        out = self.data[self.pos : self.pos + n]
+        self.pos += len(out)
+        return out
+
+
+def _blocks(stream: IO[bytes] | _BytesReader) -> Iterator[bytes]:
+    while True:
+        block = stream.read(CHUNK)
+        if not block:
+            return
+        yield block
+
+
+def diagnose_paths(paths: Iterable[Path], bundle: dict[str, Any] | None = None) -> dict[str, Any]:
+    diagnosis = Diagnosis(Engine(bundle or load_bundle()))
+    for path in paths:
+        diagnosis.add_file(path)
+    return diagnosis.result()
