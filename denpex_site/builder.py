@@ -23,9 +23,11 @@ from pathlib import Path
 from jinja2 import Environment
 
 from . import render
+from .bundle import signatures_json
 from .config import SiteConfig, load_config
 from .errors import BuildFailed, Problems
 from .load import Content, load_bundle, load_content
+from .logcheck import check_logs, healthy_logs
 from .markdown import pygments_css
 from .site import Site, build_site
 
@@ -109,6 +111,7 @@ def gather(paths: Paths) -> tuple[SiteConfig, Content, Site]:
     config = load_config(paths.content, problems)
     content = load_content(paths.content, problems)
     site = build_site(content, problems)
+    check_logs(site, problems, healthy_logs(paths.root))
     if problems or config is None:
         raise BuildFailed(problems)
     return config, content, site
@@ -205,7 +208,7 @@ class Builder:
 
     def _write_data(self, out: Path, config: SiteConfig, site: Site, page_list: list[render.Page]) -> None:
         write_file(out / "api/entries.json", render.entries_json(site, config))
-        bundle = render.signatures_json(site)
+        bundle = signatures_json(site)
         write_file(out / "api/signatures.json", bundle)
         if self.paths.root == PACKAGE_ROOT:
             # The terminal matcher reads the bundle installed with the package: keep it current.

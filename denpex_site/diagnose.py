@@ -37,6 +37,9 @@ MAX_CARRY = 4 * MAX_LINE
 MAX_TEXT = 2000
 EVIDENCE_CAP = 20
 BINARY_SAMPLE = 8192
+WRAP_SAMPLE = 1 << 20
+WRAP_LINES = 4000
+"""Wrapping is detected on the first lines (at most this many) of the first MiB of a file."""
 TRACEBACK = "Traceback (most recent call last):"
 TRACEBACK_REACH = 400
 """A hit at most this many lines after a traceback start is attributed to that traceback."""
@@ -149,6 +152,57 @@ def normalise_time(date: str, clock: str) -> str:
     return f"{mmdd} {hms}.{(frac + '000000')[:6]}"
 
 
+_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 27))
+
+
+def looks_binary(sample: bytes) -> bool:
+    """More than 1% NUL bytes, or more than 5% other control bytes (tab, CR, LF, FF and ESC aside)."""
+    if not sample:
+        return False
+    nul = sample.count(0)
+    control = len(sample) - len(sample.translate(None, _CONTROL))
+    return nul * 100 > len(sample) or control * 20 > len(sample)
+
+
+@dataclass
+class FileState:
+    """What reading one file has to remember between chunks."""
+
+    index: int
+    name: str
+    tracebacks: dict[int | None, int] = field(default_factory=dict)
+    wrap: int | None = None
+    pending: str | None = None
+    pending_line: int = 0
+
+
+def detect_wrap(sample: bytes, complete: bool, ansi: re.Pattern[bytes]) -> int | None:
+    """The width a terminal or a paste wrapped this log at, or None.
+
+    Wrapped output has many different lines of exactly the same, greatest length (ANSI codes
+    aside): at least three, and at least 30% of the lines longer than three quarters of it; and
+    some shorter lines, where wrapped lines end.
+    """
+    lines = ansi.sub(b"", sample).decode("utf-8", "replace").split("\n")
+    lines = lines[:-1] if not complete or lines[-1] == "" else lines
+    lengths = [len(x) - 1 if x.endswith("\r") else len(x) for x in lines[:WRAP_LINES]]
+    if not lengths:
+        return None
+    widest = max(lengths)
+    at_width = [x for x, n in zip(lines, lengths, strict=False) if n == widest]
+    near = sum(1 for n in lengths if n * 4 >= widest * 3)
+    ends = sum(1 for n in lengths if 0 < n < widest)
+    if (
+        widest >= 60
+        and len(at_width) >= 3
+        and len(at_width) * 10 >= near * 3
+        and ends
+        and len(set(at_width)) >= 3
+    ):
+        return widest
+    return None
+
+
 class Diagnosis:
     """Accumulates evidence over any number of logs; :meth:`result` ranks the findings."""
 
@@ -168,11 +222,14 @@ class Diagnosis:
         with open(path, "rb") as fh:
             self.add_stream(fh, name or path.name)
 
+    def open_file(self, name: str) -> FileState:
+        """Register a file; feed its text with :meth:`scan_lines`."""
+        self.files.append({"name": name, "rank": rank_from_file_name(name), "lines": 0, "skipped": None})
+        return FileState(len(self.files) - 1, name)
+
     def add_stream(self, stream: IO[bytes], name: str) -> None:
-        info: dict[str, Any] = {"name": name, "rank": rank_from_file_name(name), "lines": 0, "skipped": None}
-        self.files.append(info)
-        file_index = len(self.files) - 1
-        tracebacks: dict[int | None, int] = {}
+        state = self.open_file(name)
+        info = self.files[state.index]
         line_no = 0
         first = True
         skipping = False
@@ -180,11 +237,13 @@ class Diagnosis:
         for block in _blocks(stream):
             if first:
                 first = False
-                sample = block[:BINARY_SAMPLE]
-                if sample.count(0) / len(sample) > 0.01:
+                if looks_binary(block[:BINARY_SAMPLE]):
                     info["skipped"] = "binary"
                     self.notes.append(f"{name}: looks like a binary file, not a text log; it was skipped.")
                     return
+                state.wrap = detect_wrap(
+                    block[:WRAP_SAMPLE], len(block) <= WRAP_SAMPLE, self.engine.ansi_bytes
+                )
             data = carry + block
             if skipping:
                 nl = data.find(b"\n")
@@ -197,10 +256,10 @@ class Diagnosis:
             cut = data.rfind(b"\n") + 1
             chunk, carry = data[:cut], data[cut:]
             if chunk:
-                line_no = self.scan_lines(chunk, file_index, name, line_no, tracebacks)
+                line_no = self.scan_lines(chunk, state, line_no)
             if len(carry) > MAX_CARRY:
                 # An endless line: look at its head once, then skip to the next newline.
-                self.scan_lines(carry[:MAX_CARRY] + b"\n", file_index, name, line_no, tracebacks)
+                self.scan_lines(carry[:MAX_CARRY] + b"\n", state, line_no)
                 self.notes.append(
                     f"{name}: line {line_no + 1} is longer than {MAX_CARRY // 1024} KiB; only its start was read."
                 )
@@ -209,13 +268,17 @@ class Diagnosis:
         if skipping:
             line_no += 1
         elif carry:
-            line_no = self.scan_lines(carry + b"\n", file_index, name, line_no, tracebacks)
+            line_no = self.scan_lines(carry + b"\n", state, line_no)
+        self.finish_file(state)
         info["lines"] = line_no
         self.lines += line_no
 
-    def scan_lines(
-        self, chunk: bytes, file_index: int, name: str, base: int, tracebacks: dict[int | None, int]
-    ) -> int:
+    def finish_file(self, state: FileState) -> None:
+        if state.pending is not None:
+            self._check_line(state.pending, state, state.pending_line)
+            state.pending = None
+
+    def scan_lines(self, chunk: bytes, state: FileState, base: int) -> int:
         """Scan a chunk of whole lines (it ends with a newline) that follows line ``base``.
 
         Returns the number of the chunk's last line.
@@ -223,6 +286,8 @@ class Diagnosis:
         engine = self.engine
         if b"\x1b" in chunk:
             chunk = engine.ansi_bytes.sub(b"", chunk)
+        if state.wrap is not None:
+            return self._scan_wrapped(chunk, state, base)
         search = engine.scan_re.search
         line_no = base
         counted_to = 0
@@ -235,18 +300,32 @@ class Diagnosis:
             start = chunk.rfind(b"\n", 0, m.start()) + 1
             stop = chunk.find(b"\n", m.start())
             line_no += chunk.count(b"\n", counted_to, start) + 1
-            self._check_line(
-                chunk[start:stop].decode("utf-8", "replace"), file_index, name, line_no, tracebacks
-            )
+            self._check_line(chunk[start:stop].decode("utf-8", "replace"), state, line_no)
             counted_to = pos = stop + 1
         return line_no + chunk.count(b"\n", counted_to)
 
-    def _check_line(
-        self, raw: str, file_index: int, name: str, line_no: int, tracebacks: dict[int | None, int]
-    ) -> None:
+    def _scan_wrapped(self, chunk: bytes, state: FileState, base: int) -> int:
+        """The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each."""
+        line_no = base
+        for raw in chunk.decode("utf-8", "replace").split("\n")[:-1]:
+            line_no += 1
+            bare = raw[:-1] if raw.endswith("\r") else raw
+            wrapped = len(bare) == state.wrap
+            piece = bare if wrapped else raw
+            if state.pending is None:
+                state.pending, state.pending_line = piece, line_no
+            elif len(state.pending) < MAX_LINE:
+                state.pending += piece
+            if not wrapped:
+                self._check_line(state.pending, state, state.pending_line)
+                state.pending = None
+        return line_no
+
+    def _check_line(self, raw: str, state: FileState, line_no: int) -> None:
         engine = self.engine
         line = engine.clean(raw)
         parsed: tuple[int | None, str] | None = None
+        file_index, name, tracebacks = state.index, state.name, state.tracebacks
         file_rank = self.files[file_index]["rank"]
         if TRACEBACK in line:
             rank, _ = engine.prefix(line)

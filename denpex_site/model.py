@@ -205,6 +205,10 @@ class Entry(Model):
     operator_action: Text | None = None
     faq: list[FaqItem] = []
     related: list[Related] = []
+    overlaps: list[KebabId] = Field(
+        [],
+        description="Entries whose example logs this entry's signatures may also match (shared error text).",
+    )
     references: list[Reference] = Field(min_length=1)
 
 

@@ -17,7 +17,6 @@ from markupsafe import Markup
 
 from . import markdown
 from .config import SiteConfig
-from .logtext import ANSI, RANK_PREFIXES, TIMESTAMPS
 from .model import SCHEMA_VERSION, STACK_LABELS, Severity
 from .site import EntryPage, Site
 
@@ -152,46 +151,6 @@ def entries_json(site: Site, config: SiteConfig) -> str:
     return json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
 
 
-def signature_bundle(site: Site) -> dict[str, Any]:
-    """The data both matchers run on: normalisation rules and compiled signatures."""
-    signatures = []
-    for page in site.ordered():
-        for i, (sig, comp) in enumerate(zip(page.entry.signatures, page.compiled, strict=True)):
-            if comp is None:
-                continue
-            signatures.append(
-                {
-                    "entry": page.id,
-                    "index": i,
-                    "role": sig.role.value,
-                    "weight": sig.effective_weight,
-                    "pattern": sig.pattern,
-                    "regex": comp.regex,
-                    "prefilter": comp.prefilter,
-                    "anchor": comp.anchor,
-                    "source": sig.source,
-                }
-            )
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "normalize": {
-            "ansi": ANSI,
-            "rank_prefixes": [{"name": n, "regex": r} for n, r in RANK_PREFIXES],
-            "timestamps": [{"name": n, "regex": r} for n, r in TIMESTAMPS],
-        },
-        "entries": {
-            p.id: {
-                "title": p.entry.title,
-                "category": p.entry.category,
-                "severity": p.entry.severity.value,
-                "silent": p.entry.silent,
-            }
-            for p in site.ordered()
-        },
-        "signatures": signatures,
-    }
-
-
 def search_json(site: Site) -> str:
     """The small document the search page ranks words against."""
     rows = []
@@ -212,10 +171,6 @@ def search_json(site: Site) -> str:
         json.dumps({"schema_version": SCHEMA_VERSION, "entries": rows}, sort_keys=True, ensure_ascii=False)
         + "\n"
     )
-
-
-def signatures_json(site: Site) -> str:
-    return json.dumps(signature_bundle(site), sort_keys=True, ensure_ascii=False, indent=1) + "\n"
 
 
 def sitemap(urls: list[str], config: SiteConfig) -> str:

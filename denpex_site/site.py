@@ -199,6 +199,11 @@ def build_site(content: Content, problems: Problems) -> Site:
                 line, col = page.bundle.lines.at(("related", i, "id"))
                 why = "an entry cannot relate to itself" if rel.id == eid else f"unknown entry id '{rel.id}'"
                 problems.add(page.bundle.path, line, col, f"related[{i}].id", why)
+        for i, other in enumerate(pages[eid].entry.overlaps):
+            if other not in pages and other not in content.broken:
+                page = pages[eid]
+                line, col = page.bundle.lines.at(("overlaps", i))
+                problems.add(page.bundle.path, line, col, f"overlaps[{i}]", f"unknown entry id '{other}'")
     return Site(root, categories, systems, pages, dict(by_category), dict(by_system), dict(by_tag))
 
 

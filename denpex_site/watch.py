@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .diagnose import CHUNK, Diagnosis, Engine, rank_from_file_name
+from .diagnose import CHUNK, Diagnosis, Engine
 
 
 def watch(
@@ -31,14 +31,13 @@ def watch(
 ) -> int:
     diagnosis = Diagnosis(Engine(bundle))
     name = path.name
-    diagnosis.files.append({"name": name, "rank": rank_from_file_name(name), "lines": 0, "skipped": None})
+    state = diagnosis.open_file(name)
     alerted: set[str] = set()
     fh = None
     inode = None
     offset = 0
     carry = b""
     line_no = 0
-    tracebacks: dict[int | None, int] = {}
     polls = 0
     print(f"watching {path} (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
@@ -62,6 +61,9 @@ def watch(
                 offset = st.st_size if (from_end and line_no == 0 and not alerted) else 0
                 fh.seek(offset)
                 carry = b""
+                if line_no:
+                    state = diagnosis.open_file(name)
+                    line_no = 0
             block = fh.read(CHUNK)
             if not block:
                 time.sleep(interval)
@@ -72,7 +74,7 @@ def watch(
             chunk, carry = data[:cut], data[cut:]
             if not chunk:
                 continue
-            line_no = diagnosis.scan_lines(chunk, 0, name, line_no, tracebacks)
+            line_no = diagnosis.scan_lines(chunk, state, line_no)
             for finding in diagnosis.result()["findings"]:
                 if finding["role"] != "root-cause" or finding["id"] in alerted:
                     continue

@@ -208,8 +208,11 @@ def test_signature_that_does_not_match_its_example(built: tuple[Path, dict[str, 
     edit(root, "Tried to allocate {num} {word}", "Tried to free {num} {word}")
     line = line_of(root, "  - pattern:")
     problems = assert_fails_untouched(root, before)
+    log_line = line_of(root, "  - file: logs/oom.log")
     assert problems == [
-        f"{ENTRY}:{line}:14: signatures[0].pattern: does not match any line of its example log 'logs/oom.log'"
+        f"{ENTRY}:{line}:14: signatures[0].pattern: does not match any line of its example log 'logs/oom.log'",
+        f"{ENTRY}:{log_line}:11: logs[0].file: example log 'logs/oom.log' is diagnosed as no known failure; "
+        "its own entry must rank first",
     ]
 
 
@@ -268,11 +271,13 @@ def test_scaffold_fails_until_filled(project: Path) -> None:
     text = text.replace("tags: [TODO]", "tags: [oom]").replace(
         "https://TODO.example", "https://docs.pytorch.org/docs/stable/"
     )
-    text = re.sub(r'pattern: ".*"', 'pattern: "CUDA out of memory. Tried to allocate {num} {word}"', text)
+    text = re.sub(
+        r'pattern: ".*"', 'pattern: "DataLoader worker (pid {int}) is killed by signal: Killed."', text
+    )
     text = text.replace("# TODO: code that runs as written", "torch.cuda.empty_cache()")
     entry.write_text(text.replace("TODO", "Written"))
     (entry.parent / "logs/example.log").write_text(
-        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+        "RuntimeError: DataLoader worker (pid 4242) is killed by signal: Killed.\n"
     )
     res = subprocess.run([*cli, "check"], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -295,3 +300,80 @@ def test_output_formats(project: Path) -> None:
         "field": "severity",
         "message": "",
     }
+
+
+def second_entry(root: Path, pattern: str, log: str) -> Path:
+    """A copy of the fixture as entry 'demo-two' with its own signature and log."""
+    folder = root / "content/failures/demo-two"
+    shutil.copytree(root / "content/failures/demo-oom", folder)
+    entry = folder / "entry.yaml"
+    text = (
+        entry.read_text()
+        .replace("id: demo-oom", "id: demo-two")
+        .replace("/failures/demo-oom/", "/failures/demo-two/")
+    )
+    entry.write_text(text.replace("CUDA out of memory. Tried to allocate {num} {word}", pattern))
+    (folder / "logs/oom.log").write_text(log)
+    return entry
+
+
+def test_signature_matching_another_entrys_log_must_be_declared(project: Path) -> None:
+    entry = second_entry(
+        project,
+        "Tried to allocate {num} {word}",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity\n",
+    )
+    problems = problems_of(project)
+    two = "content/failures/demo-two/entry.yaml"
+    assert any(
+        p.startswith(f"{two}:34:14: signatures[0].pattern: matches the example log demo-oom/logs/oom.log")
+        for p in problems
+    )
+    assert any(
+        p.startswith(f"{ENTRY}:34:14: signatures[0].pattern: matches the example log demo-two/logs/oom.log")
+        for p in problems
+    )
+    # Declared, and made specific enough to rank first on its own log: no problem is left.
+    text = entry.read_text().replace("references:", "overlaps: [demo-oom]\nreferences:")
+    text = text.replace(
+        "Tried to allocate {num} {word}", "Tried to allocate {num} {word}. GPU {int} has a total capacity"
+    )
+    entry.write_text(text.replace("    role: root-cause", "    role: root-cause\n    weight: 12"))
+    assert problems_of(project) == []
+
+
+def test_example_log_must_rank_its_own_entry_first(project: Path) -> None:
+    entry = second_entry(
+        project, "Tried to allocate {num} {word}", "CUDA out of memory. Tried to allocate 1.00 GiB\n"
+    )
+    entry.write_text(
+        entry.read_text()
+        .replace("references:", "overlaps: [demo-oom]\nreferences:")
+        .replace("role: root-cause", "role: collateral")
+    )
+    problems = problems_of(project)
+    assert problems == [
+        "content/failures/demo-two/entry.yaml:39:11: logs[0].file: example log 'logs/oom.log' is diagnosed as "
+        "'demo-oom' first; its own entry must rank first",
+        "content/failures/demo-two/entry.yaml:40:3: signatures: an entry that is not silent needs at least one "
+        "root-cause signature",
+    ] or all("demo-two" in p for p in problems), problems
+
+
+def test_unknown_overlap_id(project: Path) -> None:
+    edit(project, "references:", "overlaps: [nobody]\nreferences:")
+    line = line_of(project, "overlaps: [nobody]")
+    assert problems_of(project) == [f"{ENTRY}:{line}:12: overlaps[0]: unknown entry id 'nobody'"]
+
+
+def test_pattern_matching_a_healthy_log_is_too_general(project: Path) -> None:
+    healthy = project / "tests/healthy"
+    healthy.mkdir(parents=True)
+    (healthy / "train.log").write_text(
+        "step 10 loss 1.2\nnote: CUDA out of memory. Tried to allocate 0 bytes is fine\n"
+    )
+    line = line_of(project, "  - pattern:")
+    assert problems_of(project) == [
+        f"{ENTRY}:{line}:14: signatures[0].pattern: too general: matches line 2 of the healthy log train.log: "
+        "'note: CUDA out of memory. Tried to allocate 0 bytes is fine'"
+    ]

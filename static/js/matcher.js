@@ -9,6 +9,8 @@ const MAX_CARRY = 4 * MAX_LINE;
 const MAX_TEXT = 2000;
 const EVIDENCE_CAP = 20;
 const BINARY_SAMPLE = 8192;
+const WRAP_SAMPLE = 1 << 20;
+const WRAP_LINES = 4000;
 const TRACEBACK = "Traceback (most recent call last):";
 const TRACEBACK_REACH = 400;
 const ROLE_ORDER = { "root-cause": 0, warning: 1, collateral: 2 };
@@ -70,6 +72,31 @@ export function rankFromFileName(name) {
   return m ? Number(m[1]) : null;
 }
 
+/** More than 1% NUL bytes, or more than 5% other control bytes (tab, CR, LF, FF and ESC aside). */
+export function looksBinary(sample) {
+  let nul = 0;
+  let control = 0;
+  for (const b of sample) {
+    if (b === 0) nul++;
+    else if (b < 32 && b !== 9 && b !== 10 && b !== 12 && b !== 13 && b !== 27) control++;
+  }
+  return sample.length > 0 && (nul * 100 > sample.length || (nul + control) * 20 > sample.length);
+}
+
+/** The width a terminal or a paste wrapped this log at, or null (see diagnose.detect_wrap). */
+export function detectWrap(c, sample, complete) {
+  let lines = new TextDecoder("utf-8").decode(sample).replace(c.ansi, "").split("\n");
+  if (!complete || lines[lines.length - 1] === "") lines = lines.slice(0, -1);
+  const lengths = lines.slice(0, WRAP_LINES).map((x) => (x.endsWith("\r") ? x.length - 1 : x.length));
+  if (!lengths.length) return null;
+  const widest = lengths.reduce((a, b) => Math.max(a, b), 0);
+  const atWidth = lines.slice(0, WRAP_LINES).filter((_, i) => lengths[i] === widest);
+  const near = lengths.filter((n) => n * 4 >= widest * 3).length;
+  const ends = lengths.filter((n) => n > 0 && n < widest).length;
+  const ok = widest >= 60 && atWidth.length >= 3 && atWidth.length * 10 >= near * 3 && ends > 0 && new Set(atWidth).size >= 3;
+  return ok ? widest : null;
+}
+
 function compare(a, b) {
   const ta = a.ev.time, tb = b.ev.time;
   if (ta && tb && ta !== tb) return ta < tb ? -1 : 1;
@@ -94,9 +121,11 @@ export class Diagnosis {
     return new FileScan(this, this.files.length - 1, info);
   }
 
-  checkLine(raw, fileIndex, lineNo, tracebacks) {
+  checkLine(raw, scan, lineNo) {
     const c = this.c;
     const line = cleanLine(c, raw);
+    const fileIndex = scan.index;
+    const tracebacks = scan.tracebacks;
     const fileRank = this.files[fileIndex].rank;
     if (line.includes(TRACEBACK)) {
       const [rank] = prefix(c, line);
@@ -195,6 +224,9 @@ class FileScan {
     this.tracebacks = new Map();
     this.pending = [];
     this.pendingSize = 0;
+    this.wrap = null;
+    this.joined = null;
+    this.joinedLine = 0;
   }
 
   /** Feed raw bytes (Uint8Array); returns false once the file is known to be binary. */
@@ -203,8 +235,8 @@ class FileScan {
     if (!this.checked) {
       this.sample.push(bytes);
       this.sampled += bytes.length;
-      if (this.sampled < BINARY_SAMPLE) return true;
-      return this.release();
+      if (this.sampled <= WRAP_SAMPLE) return true;
+      return this.release(false);
     }
     this.pending.push(this.decoder.decode(bytes, { stream: true }));
     this.pendingSize += bytes.length;
@@ -212,20 +244,18 @@ class FileScan {
     return true;
   }
 
-  release() {
+  release(complete) {
     this.checked = true;
     const all = new Uint8Array(this.sampled);
     let at = 0;
     for (const b of this.sample) { all.set(b, at); at += b.length; }
     this.sample = null;
-    const n = Math.min(all.length, BINARY_SAMPLE);
-    let zeros = 0;
-    for (let i = 0; i < n; i++) if (all[i] === 0) zeros++;
-    if (n > 0 && zeros / n > 0.01) {
+    if (looksBinary(all.subarray(0, BINARY_SAMPLE))) {
       this.info.skipped = "binary";
       this.d.notes.push(`${this.info.name}: looks like a binary file, not a text log; it was skipped.`);
       return false;
     }
+    this.wrap = detectWrap(this.d.c, all.subarray(0, WRAP_SAMPLE), complete);
     if (all.length) {
       this.pending.push(this.decoder.decode(all, { stream: true }));
       this.pendingSize += all.length;
@@ -264,6 +294,7 @@ class FileScan {
       chunk = chunk.slice(0, end).replace(this.d.c.ansi, "");
       end = chunk.length;
     }
+    if (this.wrap !== null) return this.scanWrapped(chunk, end, base);
     let lineNo = base;
     let counted = 0;
     let pos = 0;
@@ -274,21 +305,47 @@ class FileScan {
       const start = chunk.lastIndexOf("\n", m.index - 1) + 1;
       const stop = chunk.indexOf("\n", m.index);
       lineNo += countNewlines(chunk, counted, start) + 1;
-      this.d.checkLine(chunk.slice(start, stop), this.index, lineNo, this.tracebacks);
+      this.d.checkLine(chunk.slice(start, stop), this, lineNo);
       counted = pos = stop + 1;
     }
     return lineNo + countNewlines(chunk, counted, end);
   }
 
+  /** The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each. */
+  scanWrapped(chunk, end, base) {
+    let lineNo = base;
+    const lines = chunk.slice(0, end).split("\n");
+    lines.pop();
+    for (const raw of lines) {
+      lineNo += 1;
+      const bare = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+      const wrapped = bare.length === this.wrap;
+      const piece = wrapped ? bare : raw;
+      if (this.joined === null) {
+        this.joined = piece;
+        this.joinedLine = lineNo;
+      } else if (this.joined.length < MAX_LINE) this.joined += piece;
+      if (!wrapped) {
+        this.d.checkLine(this.joined, this, this.joinedLine);
+        this.joined = null;
+      }
+    }
+    return lineNo;
+  }
+
   end() {
     if (!this.checked && !this.info.skipped) {
-      if (!this.release()) return;
+      if (!this.release(true)) return;
     }
     if (this.info.skipped) return;
     this.flush(true);
     if (this.skipping) this.lineNo += 1;
     else if (this.carry.length) this.lineNo = this.scanLines(this.carry + "\n", this.carry.length + 1, this.lineNo);
     this.carry = "";
+    if (this.joined !== null) {
+      this.d.checkLine(this.joined, this, this.joinedLine);
+      this.joined = null;
+    }
     this.info.lines = this.lineNo;
     this.d.lines += this.lineNo;
   }

@@ -1,0 +1,7 @@
+"""``python -m denpex_site`` runs the command line."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
