@@ -1,0 +1,58 @@
+"""Every repro.py still reproduces its failure: its output is diagnosed as its own entry first.
+
+Each bundle's repro.py names its command on a docstring line ``Run: <command>``; the test runs
+exactly that command in the bundle folder. The tests need torch (the CPU build 2.13.0 that CI
+installs) and skip with that reason where it is missing.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from denpex_site.diagnose import Diagnosis, Engine, load_bundle
+
+from .conftest import REPO
+
+pytestmark = pytest.mark.repro
+
+REPROS = sorted(REPO.glob("content/failures/*/repro.py"))
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
+def run_line(repro: Path) -> list[str]:
+    doc = ast.get_docstring(ast.parse(repro.read_text())) or ""
+    lines = [line.strip()[4:].strip() for line in doc.splitlines() if line.strip().startswith("Run:")]
+    assert len(lines) == 1, f"{repro}: the docstring needs exactly one 'Run: <command>' line"
+    return shlex.split(lines[0])
+
+
+@pytest.mark.parametrize("repro", REPROS, ids=lambda p: p.parent.name)
+def test_repro_is_diagnosed_as_its_entry(repro: Path, tmp_path: Path) -> None:
+    command = run_line(repro)
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed (pip install torch==2.13.0): the reproductions need it")
+    bin_dir = Path(sys.executable).parent
+    if command[0] in ("python", "python3"):
+        command[0] = sys.executable
+    elif (bin_dir / command[0]).exists():
+        command[0] = str(bin_dir / command[0])
+    env = dict(os.environ, PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
+    proc = subprocess.run(
+        command, cwd=repro.parent, env=env, capture_output=True, timeout=180, stdin=subprocess.DEVNULL
+    )
+    output = tmp_path / "output.log"
+    output.write_bytes(proc.stdout + proc.stderr)
+    diagnosis = Diagnosis(Engine(load_bundle()))
+    diagnosis.add_file(output)
+    findings = diagnosis.result()["findings"]
+    tail = (proc.stdout + proc.stderr).decode(errors="replace")[-3000:]
+    assert findings, f"nothing known was found in the output of {' '.join(command)}:\n{tail}"
+    assert findings[0]["id"] == repro.parent.name, f"diagnosed as {findings[0]['id']}:\n{tail}"
