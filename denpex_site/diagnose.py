@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -227,48 +227,60 @@ class Diagnosis:
         self.files.append({"name": name, "rank": rank_from_file_name(name), "lines": 0, "skipped": None})
         return FileState(len(self.files) - 1, name)
 
-    def add_stream(self, stream: IO[bytes], name: str) -> None:
+    def add_stream(self, stream: IO[bytes] | _BytesReader, name: str) -> None:
+        """Read a binary stream in blocks into one reused buffer; only candidate lines are decoded."""
         state = self.open_file(name)
         info = self.files[state.index]
+        buf = bytearray(CHUNK + MAX_CARRY)
+        view = memoryview(buf)
+        filled = 0
         line_no = 0
         first = True
         skipping = False
-        carry = b""
-        for block in _blocks(stream):
+        while True:
+            n = stream.readinto(view[filled : filled + CHUNK])
+            if not n:
+                break
             if first:
                 first = False
-                if looks_binary(block[:BINARY_SAMPLE]):
+                if looks_binary(bytes(view[: min(n, BINARY_SAMPLE)])):
                     info["skipped"] = "binary"
                     self.notes.append(f"{name}: looks like a binary file, not a text log; it was skipped.")
                     return
-                state.wrap = detect_wrap(
-                    block[:WRAP_SAMPLE], len(block) <= WRAP_SAMPLE, self.engine.ansi_bytes
-                )
-            data = carry + block
+                state.wrap = detect_wrap(bytes(view[: min(n, WRAP_SAMPLE)]), n <= WRAP_SAMPLE, self.engine.ansi_bytes)
+            end = filled + n
+            start = 0
             if skipping:
-                nl = data.find(b"\n")
+                nl = buf.find(b"\n", 0, end)
                 if nl < 0:
-                    carry = b""
+                    filled = 0
                     continue
-                data = data[nl + 1 :]
+                start = nl + 1
                 line_no += 1
                 skipping = False
-            cut = data.rfind(b"\n") + 1
-            chunk, carry = data[:cut], data[cut:]
-            if chunk:
-                line_no = self.scan_lines(chunk, state, line_no)
-            if len(carry) > MAX_CARRY:
+            cut = buf.rfind(b"\n", start, end) + 1
+            if cut > start:
+                line_no = self.scan_lines(buf, start, cut, state, line_no)
+            else:
+                cut = start
+            tail = end - cut
+            if tail > MAX_CARRY:
                 # An endless line: look at its head once, then skip to the next newline.
-                self.scan_lines(carry[:MAX_CARRY] + b"\n", state, line_no)
+                head = bytes(view[cut : cut + MAX_CARRY]) + b"\n"
+                self.scan_lines(head, 0, len(head), state, line_no)
                 self.notes.append(
                     f"{name}: line {line_no + 1} is longer than {MAX_CARRY // 1024} KiB; only its start was read."
                 )
                 skipping = True
-                carry = b""
+                tail = 0
+            buf[:tail] = view[cut : cut + tail]
+            filled = tail
+        view.release()
         if skipping:
             line_no += 1
-        elif carry:
-            line_no = self.scan_lines(carry + b"\n", state, line_no)
+        elif filled:
+            last = bytes(buf[:filled]) + b"\n"
+            line_no = self.scan_lines(last, 0, len(last), state, line_no)
         self.finish_file(state)
         info["lines"] = line_no
         self.lines += line_no
@@ -278,31 +290,31 @@ class Diagnosis:
             self._check_line(state.pending, state, state.pending_line)
             state.pending = None
 
-    def scan_lines(self, chunk: bytes, state: FileState, base: int) -> int:
-        """Scan a chunk of whole lines (it ends with a newline) that follows line ``base``.
+    def scan_lines(self, buf: bytes | bytearray, start: int, end: int, state: FileState, base: int) -> int:
+        """Scan ``buf[start:end]``, whole lines ending with a newline, that follow line ``base``.
 
-        Returns the number of the chunk's last line.
+        Returns the number of the last line.
         """
         engine = self.engine
-        if b"\x1b" in chunk:
-            chunk = engine.ansi_bytes.sub(b"", chunk)
+        if buf.find(b"\x1b", start, end) >= 0:
+            buf = engine.ansi_bytes.sub(b"", bytes(buf[start:end]))
+            start, end = 0, len(buf)
         if state.wrap is not None:
-            return self._scan_wrapped(chunk, state, base)
+            return self._scan_wrapped(bytes(buf[start:end]), state, base)
         search = engine.scan_re.search
         line_no = base
-        counted_to = 0
-        pos = 0
-        end = len(chunk)
+        counted_to = start
+        pos = start
         while pos < end:
-            m = search(chunk, pos)
+            m = search(buf, pos, end)
             if m is None:
                 break
-            start = chunk.rfind(b"\n", 0, m.start()) + 1
-            stop = chunk.find(b"\n", m.start())
-            line_no += chunk.count(b"\n", counted_to, start) + 1
-            self._check_line(chunk[start:stop].decode("utf-8", "replace"), state, line_no)
+            first = buf.rfind(b"\n", start, m.start()) + 1 or start
+            stop = buf.find(b"\n", m.start(), end)
+            line_no += buf.count(b"\n", counted_to, first) + 1
+            self._check_line(bytes(buf[first:stop]).decode("utf-8", "replace"), state, line_no)
             counted_to = pos = stop + 1
-        return line_no + chunk.count(b"\n", counted_to)
+        return line_no + buf.count(b"\n", counted_to, end)
 
     def _scan_wrapped(self, chunk: bytes, state: FileState, base: int) -> int:
         """The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each."""
@@ -444,22 +456,17 @@ class _SortKey:
 
 
 class _BytesReader:
+    """``readinto`` over bytes already in memory (pasted text)."""
+
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.pos = 0
 
-    def read(self, n: int) -> bytes:
-        out = self.data[self.pos : self.pos + n]
+    def readinto(self, target: memoryview) -> int:
+        out = self.data[self.pos : self.pos + len(target)]
+        target[: len(out)] = out
         self.pos += len(out)
-        return out
-
-
-def _blocks(stream: IO[bytes] | _BytesReader) -> Iterator[bytes]:
-    while True:
-        block = stream.read(CHUNK)
-        if not block:
-            return
-        yield block
+        return len(out)
 
 
 def diagnose_paths(paths: Iterable[Path], bundle: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -74,7 +74,7 @@ def watch(
             chunk, carry = data[:cut], data[cut:]
             if not chunk:
                 continue
-            line_no = diagnosis.scan_lines(chunk, state, line_no)
+            line_no = diagnosis.scan_lines(chunk, 0, len(chunk), state, line_no)
             for finding in diagnosis.result()["findings"]:
                 if finding["role"] != "root-cause" or finding["id"] in alerted:
                     continue

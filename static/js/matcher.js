@@ -229,11 +229,11 @@ class FileScan {
     this.joinedLine = 0;
   }
 
-  /** Feed raw bytes (Uint8Array); returns false once the file is known to be binary. */
+  /** Feed raw bytes (Uint8Array, which the caller may reuse); returns false once the file is known to be binary. */
   push(bytes) {
     if (this.info.skipped) return false;
     if (!this.checked) {
-      this.sample.push(bytes);
+      this.sample.push(bytes.slice());
       this.sampled += bytes.length;
       if (this.sampled <= WRAP_SAMPLE) return true;
       return this.release(false);

@@ -14,7 +14,7 @@ for (const file of files) {
   for (;;) {
     const n = readSync(fd, buffer, 0, BLOCK, null);
     if (n === 0) break;
-    if (!scan.push(new Uint8Array(buffer.subarray(0, n)))) break;
+    if (!scan.push(buffer.subarray(0, n))) break;
   }
   closeSync(fd);
   scan.end();
