@@ -10,10 +10,10 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .builder import Builder, check
-from .errors import BuildFailed, Problems
-from .model import KEBAB, Entry
+if TYPE_CHECKING:
+    from .errors import Problems
 
 SCHEMA_PATH = Path("schema/entry.schema.json")
 
@@ -23,6 +23,9 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from .builder import Builder
+    from .errors import BuildFailed
+
     start = time.perf_counter()
     builder = Builder(_root(args), Path(args.out) if args.out else None, jobs=args.jobs)
     try:
@@ -45,6 +48,8 @@ def _print_problems(problems: Problems, fmt: str) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .builder import check
+
     problems = check(_root(args))
     if problems:
         _print_problems(problems, args.format)
@@ -65,6 +70,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    from .model import Entry
+
     target = _root(args) / (args.output or SCHEMA_PATH)
     target.parent.mkdir(parents=True, exist_ok=True)
     schema = Entry.model_json_schema()
@@ -139,6 +146,8 @@ references:
 def cmd_new(args: argparse.Namespace) -> int:
     import datetime as dt
     import re
+
+    from .model import KEBAB
 
     root = _root(args)
     if not re.fullmatch(KEBAB, args.id):
