@@ -11,9 +11,13 @@ const EVIDENCE_CAP = 20;
 const BINARY_SAMPLE = 8192;
 const WRAP_SAMPLE = 1 << 20;
 const WRAP_LINES = 4000;
+const BLOCK = 8 << 20;
 const TRACEBACK = "Traceback (most recent call last):";
 const TRACEBACK_REACH = 400;
 const ROLE_ORDER = { "root-cause": 0, warning: 1, collateral: 2 };
+
+/** A copy of a short string that does not keep the block it was cut from alive. */
+const own = (s) => JSON.parse(JSON.stringify(s));
 
 const escapeRe = (s) => s.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
 
@@ -147,8 +151,8 @@ export class Diagnosis {
         time: stamp(c, parsed[1]),
         role: rule.role,
         signature: rule.index,
-        text: line.slice(0, MAX_TEXT),
-        matched: m[0].slice(0, MAX_TEXT),
+        text: own(line.slice(0, MAX_TEXT)),
+        matched: own(m[0].slice(0, MAX_TEXT)),
       };
       this.record(rule, ev, fileIndex);
     }
@@ -208,100 +212,104 @@ export class Diagnosis {
   }
 }
 
-/** Reads one file's bytes in blocks of any size. */
+/** Reads one file's bytes in blocks of any size; keeps at most one block and a short tail. */
 class FileScan {
   constructor(diagnosis, index, info) {
     this.d = diagnosis;
     this.index = index;
     this.info = info;
     this.decoder = new TextDecoder("utf-8");
-    this.sample = [];
-    this.sampled = 0;
+    this.blocks = [];
+    this.size = 0;
     this.checked = false;
-    this.carry = "";
     this.skipping = false;
     this.lineNo = 0;
     this.tracebacks = new Map();
-    this.pending = [];
-    this.pendingSize = 0;
     this.wrap = null;
     this.joined = null;
     this.joinedLine = 0;
   }
 
-  /** Feed raw bytes (Uint8Array, which the caller may reuse); returns false once the file is known to be binary. */
+  /** Feed raw bytes (a Uint8Array the caller may reuse); returns false once the file is known to be binary. */
   push(bytes) {
     if (this.info.skipped) return false;
+    this.blocks.push(bytes.slice());
+    this.size += bytes.length;
     if (!this.checked) {
-      this.sample.push(bytes.slice());
-      this.sampled += bytes.length;
-      if (this.sampled <= WRAP_SAMPLE) return true;
-      return this.release(false);
+      if (this.size <= WRAP_SAMPLE) return true;
+      if (!this.inspect(false)) return false;
     }
-    this.pending.push(this.decoder.decode(bytes, { stream: true }));
-    this.pendingSize += bytes.length;
-    if (this.pendingSize >= 8 << 20) this.flush(false);
+    if (this.size >= BLOCK) this.flush();
     return true;
   }
 
-  release(complete) {
+  joinBlocks() {
+    const all = this.blocks.length === 1 ? this.blocks[0] : new Uint8Array(this.size);
+    if (this.blocks.length > 1) {
+      let at = 0;
+      for (const b of this.blocks) { all.set(b, at); at += b.length; }
+    }
+    this.blocks = [all];
+    return all;
+  }
+
+  /** Binary and wrap detection on the first bytes of the file. */
+  inspect(complete) {
     this.checked = true;
-    const all = new Uint8Array(this.sampled);
-    let at = 0;
-    for (const b of this.sample) { all.set(b, at); at += b.length; }
-    this.sample = null;
+    const all = this.joinBlocks();
     if (looksBinary(all.subarray(0, BINARY_SAMPLE))) {
       this.info.skipped = "binary";
       this.d.notes.push(`${this.info.name}: looks like a binary file, not a text log; it was skipped.`);
+      this.blocks = [];
       return false;
     }
     this.wrap = detectWrap(this.d.c, all.subarray(0, WRAP_SAMPLE), complete);
-    if (all.length) {
-      this.pending.push(this.decoder.decode(all, { stream: true }));
-      this.pendingSize += all.length;
-    }
     return true;
   }
 
-  flush(final) {
-    let text = this.carry + this.pending.join("");
-    this.pending = [];
-    this.pendingSize = 0;
-    if (final) text += this.decoder.decode();
+  /** Scan every whole line held; keep the unfinished last line as bytes. */
+  flush() {
+    let data = this.joinBlocks();
+    let start = 0;
     if (this.skipping) {
-      const nl = text.indexOf("\n");
-      if (nl < 0) { this.carry = ""; return; }
-      text = text.slice(nl + 1);
+      const nl = data.indexOf(10);
+      if (nl < 0) {
+        this.blocks = [];
+        this.size = 0;
+        return;
+      }
+      start = nl + 1;
       this.lineNo += 1;
       this.skipping = false;
     }
-    const cut = text.lastIndexOf("\n") + 1;
-    this.carry = text.slice(cut);
-    if (cut > 0) this.lineNo = this.scanLines(text, cut, this.lineNo);
-    if (this.carry.length > MAX_CARRY) {
-      this.scanLines(this.carry.slice(0, MAX_CARRY) + "\n", MAX_CARRY + 1, this.lineNo);
+    const cut = data.lastIndexOf(10) + 1;
+    if (cut > start) this.lineNo = this.scanText(this.decoder.decode(data.subarray(start, cut)), this.lineNo);
+    let tail = data.subarray(Math.max(cut, start));
+    if (tail.length > MAX_CARRY) {
+      // An endless line: look at its head once, then skip to the next newline.
+      this.scanText(this.decoder.decode(tail.subarray(0, MAX_CARRY)) + "\n", this.lineNo);
       this.d.notes.push(`${this.info.name}: line ${this.lineNo + 1} is longer than ${MAX_CARRY / 1024} KiB; only its start was read.`);
       this.skipping = true;
-      this.carry = "";
+      tail = tail.subarray(0, 0);
     }
+    this.blocks = tail.length ? [tail.slice()] : [];
+    this.size = tail.length;
   }
 
-  /** Scan text[0:end] (whole lines, ending with a newline) after line ``base``; returns the last line's number. */
-  scanLines(text, end, base) {
-    const scan = this.d.c.scan;
+  /** Scan decoded text of whole lines (ending with a newline) that follows line ``base``; returns the last line's number. */
+  scanText(text, base) {
     let chunk = text;
-    if (chunk.includes("\x1b")) {
-      chunk = chunk.slice(0, end).replace(this.d.c.ansi, "");
-      end = chunk.length;
-    }
-    if (this.wrap !== null) return this.scanWrapped(chunk, end, base);
+    if (chunk.includes("\x1b")) chunk = chunk.replace(this.d.c.ansi, "");
+    if (this.wrap !== null) return this.scanWrapped(chunk, base);
+    const scan = this.d.c.scan;
+    const end = chunk.length;
     let lineNo = base;
     let counted = 0;
     let pos = 0;
     while (pos < end) {
       scan.lastIndex = pos;
       const m = scan.exec(chunk);
-      if (!m || m.index >= end) break;
+      if (!m) break;
       const start = chunk.lastIndexOf("\n", m.index - 1) + 1;
       const stop = chunk.indexOf("\n", m.index);
       lineNo += countNewlines(chunk, counted, start) + 1;
@@ -312,9 +320,9 @@ class FileScan {
   }
 
   /** The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each. */
-  scanWrapped(chunk, end, base) {
+  scanWrapped(chunk, base) {
     let lineNo = base;
-    const lines = chunk.slice(0, end).split("\n");
+    const lines = chunk.split("\n");
     lines.pop();
     for (const raw of lines) {
       lineNo += 1;
@@ -334,14 +342,15 @@ class FileScan {
   }
 
   end() {
-    if (!this.checked && !this.info.skipped) {
-      if (!this.release(true)) return;
-    }
+    if (!this.checked && !this.info.skipped && !this.inspect(true)) return;
     if (this.info.skipped) return;
-    this.flush(true);
+    this.flush();
     if (this.skipping) this.lineNo += 1;
-    else if (this.carry.length) this.lineNo = this.scanLines(this.carry + "\n", this.carry.length + 1, this.lineNo);
-    this.carry = "";
+    else if (this.size) {
+      const last = this.decoder.decode(this.joinBlocks()) + "\n";
+      this.lineNo = this.scanText(last, this.lineNo);
+    }
+    this.blocks = [];
     if (this.joined !== null) {
       this.d.checkLine(this.joined, this, this.joinedLine);
       this.joined = null;

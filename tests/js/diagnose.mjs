@@ -3,7 +3,7 @@ import { openSync, readSync, closeSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { Diagnosis, compileBundle } from "../../static/js/matcher.js";
 
-const BLOCK = 16 << 20;
+const BLOCK = 8 << 20;
 const [bundlePath, ...files] = process.argv.slice(2);
 const diagnosis = new Diagnosis(compileBundle(JSON.parse(readFileSync(bundlePath, "utf8"))));
 const buffer = Buffer.allocUnsafe(BLOCK);
