@@ -217,3 +217,81 @@ def test_dark_mode_and_print(browser: object, site: tuple[str, Path], tmp_path: 
     assert not p.locator(".site-header").is_visible()
     context.close()
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_no_request_leaves_the_page_during_analysis(page: tuple[object, Watch, str]) -> None:
+    p, watch, base = page
+    p.goto(base + "/diagnose/")
+    p.wait_for_load_state("networkidle")
+    during: list[str] = []
+    p.on("request", lambda r: during.append(r.url))
+    log = next(iter(sorted(REPO.glob("content/failures/*/logs/*.log"))))
+    p.set_input_files("#log-files", str(log))
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=15_000)
+    assert during == [], f"requests made while a log was analysed: {during}"
+    watch.assert_clean()
+
+
+def test_cancel_a_large_file(page: tuple[object, Watch, str], tmp_path: Path) -> None:
+    p, watch, base = page
+    big = tmp_path / "rank0.log"
+    with open(big, "wb") as fh:
+        block = b"[rank0]: step 1 loss 2.0 lr 3e-4 grad_norm 0.8 tokens/s 48211\n" * 16384
+        for _ in range(400):
+            fh.write(block)
+    p.goto(base + "/diagnose/")
+    p.set_input_files("#log-files", str(big))
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_function(
+        "document.querySelector('#diagnose-status').textContent.includes('MiB of')", timeout=15_000
+    )
+    assert p.locator("#diagnose-progress progress").is_visible()
+    p.click("#diagnose-cancel")
+    assert p.locator("#diagnosis-results").get_attribute("data-state") == "cancelled"
+    # The page still works after a cancel.
+    log = sorted((REPO / "content/failures/ddp-unused-parameters/logs").glob("*.log"))[0]
+    p.set_input_files("#log-files", str(log))
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=15_000)
+    assert (
+        p.locator("#diagnosis-results [data-entry-id]").first.get_attribute("data-entry-id")
+        == "ddp-unused-parameters"
+    )
+    watch.assert_clean()
+
+
+def test_log_with_html_renders_as_text(page: tuple[object, Watch, str]) -> None:
+    p, watch, base = page
+    p.goto(base + "/diagnose/")
+    text = (
+        "<script>window.pwned = 1</script><img src=x onerror=window.pwned=2>\n"
+        + (REPO / "content/failures/ddp-unused-parameters/logs/unused-head.log").read_text()
+    )
+    p.fill(
+        "#log-text", text.replace("RuntimeError:", "RuntimeError: <b>bold</b><script>window.pwned=3</script>")
+    )
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=15_000)
+    assert p.evaluate("window.pwned") is None
+    assert "<script>" in p.locator("#diagnosis-results .evidence").first.inner_text()
+    watch.assert_clean()
+
+
+def test_copy_report_masks_private_details(page: tuple[object, Watch, str]) -> None:
+    p, _watch, base = page
+    p.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    p.goto(base + "/diagnose/")
+    line = (
+        "[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. "
+        "This error indicates that your module has parameters that were not used in producing loss. "
+        "/home/alice/train.py on gpu-node-17.cluster.example.com 10.1.2.3 alice@example.com"
+    )
+    p.fill("#log-text", line)
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=15_000)
+    p.click("#copy-report")
+    report = p.evaluate("navigator.clipboard.readText()")
+    assert "/failures/ddp-unused-parameters/" in report
+    for secret in ("alice", "10.1.2.3", "gpu-node-17", "example.com"):
+        assert secret not in report, secret
