@@ -17,14 +17,20 @@ async function load() {
   return { entries: entries.entries, compiled: compileBundle(bundle) };
 }
 
+/** Text reduced for comparing a pasted fragment with a pattern: numbers and placeholders alike. */
+const loose = (s) =>
+  s.toLowerCase().replace(/\{[a-z]+\}/g, "0").replace(/[0-9]+(?:\.[0-9]+)?/g, "0").replace(/\s+/g, " ").trim();
+
 function rank(data, query) {
   const scores = new Map();
   const line = cleanLine(data.compiled, query.trim());
+  const fragment = loose(line);
   for (const rule of data.compiled.rules) {
-    rule.re.lastIndex = 0;
-    if (!line.includes(rule.anchor)) continue;
-    const m = rule.re.exec(line);
-    if (m) scores.set(rule.entry, { score: 1000 + rule.weight, exact: true, match: m[0] });
+    const m = line.includes(rule.anchor) ? rule.re.exec(line) : null;
+    const partial = !m && fragment.length >= 24 && loose(rule.pattern).includes(fragment);
+    if (!m && !partial) continue;
+    const score = (m ? 1000 : 900) + rule.weight + (rule.role === "root-cause" ? 50 : 0);
+    if ((scores.get(rule.entry)?.score ?? 0) < score) scores.set(rule.entry, { score, exact: true });
   }
   const q = words(query);
   if (q.length) {
