@@ -243,9 +243,7 @@ def test_cancel_a_large_file(page: tuple[object, Watch, str], tmp_path: Path) ->
     p.goto(base + "/diagnose/")
     p.set_input_files("#log-files", str(big))
     p.click("#diagnose-form button[type=submit]")
-    p.wait_for_function(
-        "document.querySelector('#diagnose-status').textContent.includes('MiB of')", timeout=15_000
-    )
+    p.wait_for_selector("#diagnose-status:has-text('MiB of')", timeout=15_000)
     assert p.locator("#diagnose-progress progress").is_visible()
     p.click("#diagnose-cancel")
     assert p.locator("#diagnosis-results").get_attribute("data-state") == "cancelled"
