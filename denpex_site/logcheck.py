@@ -1,8 +1,10 @@
 """Checks that need the matcher: every example log against every signature.
 
 * Each example log must be diagnosed as its own entry first.
-* A signature may match another entry's example logs only where one of the two entries declares
-  the other in ``overlaps``.
+* A root-cause or warning signature may match another entry's example logs only where one of the
+  two entries declares the other in ``overlaps``. Collateral signatures are exempt: lines printed
+  by the victims of a failure (a watchdog timeout, torchrun's summary) are expected beside every
+  root cause, and naming them as collateral is what the diagnosis is for.
 * No signature may match a line of the healthy training logs (``tests/healthy/*.log``): such a
   pattern is too general.
 """
@@ -15,6 +17,7 @@ from .bundle import signature_bundle
 from .diagnose import Diagnosis, Engine
 from .errors import Problems
 from .load import read_log
+from .model import Role
 from .site import EntryPage, Site
 
 
@@ -58,6 +61,8 @@ def check_logs(site: Site, problems: Problems, healthy: list[Path]) -> None:
                 if page.id in other.entry.overlaps or other.id in page.entry.overlaps:
                     continue
                 for index in finding["signatures"]:
+                    if other.entry.signatures[index].role == Role.collateral:
+                        continue
                     _report_signature(
                         other,
                         index,

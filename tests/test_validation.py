@@ -377,3 +377,20 @@ def test_pattern_matching_a_healthy_log_is_too_general(project: Path) -> None:
         f"{ENTRY}:{line}:14: signatures[0].pattern: too general: matches line 2 of the healthy log train.log: "
         "'note: CUDA out of memory. Tried to allocate 0 bytes is fine'"
     ]
+
+
+def test_collateral_signature_may_match_other_entries_logs(project: Path) -> None:
+    """Victims' lines are expected beside every root cause: they need no overlap declaration."""
+    entry = second_entry(project, "watchdog caught collective operation timeout {any} ms", "x\n")
+    text = entry.read_text().replace("    role: root-cause", "    role: collateral")
+    entry.write_text(
+        text.replace("silent: false", "").replace("severity: critical", "severity: critical\nsilent: true")
+    )
+    (entry.parent / "logs/oom.log").write_text(
+        "[rank1]: watchdog caught collective operation timeout after 600000 ms\n"
+    )
+    oom = project / "content/failures/demo-oom/logs/oom.log"
+    oom.write_text(
+        oom.read_text() + "[rank1]: watchdog caught collective operation timeout after 600000 ms\n"
+    )
+    assert problems_of(project) == []
