@@ -262,15 +262,29 @@ class Builder:
             self.content.category_lines,
             self.content.system_lines,
         )
-        site = build_site(content, problems)
+        old = self.site
+        assert old is not None
+        site = build_site(content, problems, previous=old)
         if problems:
             raise BuildFailed(problems)
-        old_pages = {p.path for p in render.pages(self.site)} if self.site else set()
+        shown = {eid for eid in ids if old.pages[eid].summary() != site.pages[eid].summary()}
+        entry_pages = set(ids)
+        for eid in shown:  # pages that show this entry's title
+            for view in (old.pages[eid], site.pages[eid]):
+                entry_pages.update(r.id for r in view.entry.related)
+                entry_pages.update(view.backlinks)
+        entry_pages.update(e for e, p in site.pages.items() if p.backlinks != old.pages[e].backlinks)
+        old_paths = {p.path for p in render.pages(old)}
         page_list = render.pages(site)
         self.env.globals["site"] = site
-        affected = [p for p in page_list if p.entries & ids or p.path not in old_pages]
-        for page in affected:
-            write_page(self.env, page, self.out)
+        for page in page_list:
+            subject = page.context.get("page")
+            if subject is not None:
+                needed = subject.id in entry_pages
+            else:
+                needed = bool(page.entries & shown) or page.path not in old_paths
+            if needed:
+                write_page(self.env, page, self.out)
         self._write_data(self.out, self.config, site, page_list)
         self.content, self.site = content, site
         return time.perf_counter() - start

@@ -247,7 +247,9 @@ class Diagnosis:
                     info["skipped"] = "binary"
                     self.notes.append(f"{name}: looks like a binary file, not a text log; it was skipped.")
                     return
-                state.wrap = detect_wrap(bytes(view[: min(n, WRAP_SAMPLE)]), n <= WRAP_SAMPLE, self.engine.ansi_bytes)
+                state.wrap = detect_wrap(
+                    bytes(view[: min(n, WRAP_SAMPLE)]), n <= WRAP_SAMPLE, self.engine.ansi_bytes
+                )
             end = filled + n
             start = 0
             if skipping:

@@ -143,12 +143,18 @@ def entry_data(page: EntryPage, config: SiteConfig) -> dict[str, Any]:
 
 
 def entries_json(site: Site, config: SiteConfig) -> str:
-    doc = {
-        "schema_version": SCHEMA_VERSION,
-        "site": config.base_url,
-        "entries": [entry_data(p, config) for p in site.ordered()],
-    }
-    return json.dumps(doc, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+    """Every entry's structured data, one entry per line (each line is cached across rebuilds)."""
+    rows = []
+    for page in site.ordered():
+        key = ("api", tuple(page.backlinks))
+        if key not in page.cache:
+            page.cache[key] = json.dumps(entry_data(page, config), sort_keys=True, ensure_ascii=False)
+        rows.append(page.cache[key])
+    head = json.dumps(SCHEMA_VERSION)
+    return (
+        '{"entries": [\n' + ",\n".join(rows) + "\n],\n"
+        f'"schema_version": {head},\n"site": {json.dumps(config.base_url)}}}\n'
+    )
 
 
 def search_json(site: Site) -> str:

@@ -45,6 +45,8 @@ class EntryPage:
     html: dict[str, markdown.Rendered]
     compiled: list[Compiled | None]
     backlinks: list[str] = field(default_factory=list)
+    cache: dict[object, str] = field(default_factory=dict)
+    """Serialised forms of this entry, kept across incremental rebuilds while the bundle is unchanged."""
 
     @property
     def entry(self) -> Entry:
@@ -60,6 +62,21 @@ class EntryPage:
 
     def md(self, key: str) -> str:
         return self.html[key].html
+
+    def summary(self) -> tuple[object, ...]:
+        """What list pages, feeds and other entries' pages show of this entry."""
+        e = self.entry
+        return (
+            e.title,
+            e.severity,
+            e.category,
+            tuple(e.systems),
+            tuple(e.tags),
+            e.added,
+            e.updated,
+            e.quick_answer,
+            e.silent,
+        )
 
     def anchors(self) -> set[str]:
         found = set(SECTION_ANCHORS)
@@ -134,8 +151,11 @@ _LINK_RE = re.compile(r"^/failures/(?P<id>[a-z0-9-]+)/(?:#(?P<anchor>[\w-]+))?$"
 _SITE_PATHS = ("/", "/failures/", "/diagnose/", "/search/", "/categories/", "/systems/", "/tags/")
 
 
-def build_site(content: Content, problems: Problems) -> Site:
+def build_site(content: Content, problems: Problems, previous: Site | None = None) -> Site:
+    """Link and check ``content``. Bundles that are the very objects of ``previous`` are reused as
+    they were (their Markdown and signatures were already rendered and checked)."""
     root = content.root
+    reuse = {id(p.bundle): p for p in previous.pages.values()} if previous else {}
     categories = {c.id: c for c in content.categories}
     systems = {s.id: s for s in content.systems}
     _check_taxonomy_ids(content, problems)
@@ -165,6 +185,10 @@ def build_site(content: Content, problems: Problems) -> Site:
         for i, ver in enumerate(entry.versions):
             if content.systems and ver.system not in systems:
                 report(("versions", i, "system"), f"unknown system '{ver.system}'")
+        old = reuse.get(id(bundle))
+        if old is not None:
+            pages[entry.id] = EntryPage(bundle, old.html, old.compiled, cache=old.cache)
+            continue
         html = {}
         for loc, (text, is_inline) in _markdown_fields(entry).items():
             html[_key(loc)] = markdown.render(text, inline=is_inline)
