@@ -16,6 +16,7 @@ traceback also records the line where that traceback began.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -216,29 +217,35 @@ class Diagnosis:
     # -- reading --------------------------------------------------------------------------------
 
     def add_text(self, text: str, name: str = "pasted log") -> None:
-        self.add_stream(_BytesReader(text.encode("utf-8")), name)
+        data = text.encode("utf-8")
+        self.add_stream(_BytesReader(data), name, len(data))
 
     def add_file(self, path: Path, name: str | None = None) -> None:
         with open(path, "rb") as fh:
-            self.add_stream(fh, name or path.name)
+            size = os.fstat(fh.fileno()).st_size
+            self.add_stream(fh, name or path.name, size if size > 0 else None)
 
     def open_file(self, name: str) -> FileState:
         """Register a file; feed its text with :meth:`scan_lines`."""
         self.files.append({"name": name, "rank": rank_from_file_name(name), "lines": 0, "skipped": None})
         return FileState(len(self.files) - 1, name)
 
-    def add_stream(self, stream: IO[bytes] | _BytesReader, name: str) -> None:
-        """Read a binary stream in blocks into one reused buffer; only candidate lines are decoded."""
+    def add_stream(self, stream: IO[bytes] | _BytesReader, name: str, size: int | None = None) -> None:
+        """Read a binary stream in blocks into one reused buffer; only candidate lines are decoded.
+
+        ``size``, when known, keeps the buffer no larger than the stream needs.
+        """
         state = self.open_file(name)
         info = self.files[state.index]
-        buf = bytearray(CHUNK + MAX_CARRY)
+        block = CHUNK if size is None else max(min(CHUNK, size + 1), 1 << 16)
+        buf = bytearray(block + MAX_CARRY)
         view = memoryview(buf)
         filled = 0
         line_no = 0
         first = True
         skipping = False
         while True:
-            n = stream.readinto(view[filled : filled + CHUNK])
+            n = stream.readinto(view[filled : filled + block])
             if not n:
                 break
             if first:
