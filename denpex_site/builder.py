@@ -15,6 +15,8 @@ import multiprocessing
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -166,10 +168,11 @@ def render_all(env: Environment, page_list: list[render.Page], out: Path, jobs: 
 class Builder:
     """Builds the site in ``out``; remembers the last build for incremental rebuilds."""
 
-    def __init__(self, root: Path, out: Path | None = None, jobs: int | None = None) -> None:
+    def __init__(self, root: Path, out: Path | None = None, jobs: int | None = None, index: bool = True) -> None:
         self.paths = Paths(root.resolve())
         self.out = (out or self.paths.root / "_site").resolve()
         self.jobs = jobs or os.cpu_count() or 1
+        self.index = index
         self.config: SiteConfig | None = None
         self.content: Content | None = None
         self.site: Site | None = None
@@ -190,6 +193,8 @@ class Builder:
         tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
         try:
             self._write_everything(tmp, config, site, assets, env)
+            if self.index:
+                index_site(tmp)
             self._swap(tmp)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -219,6 +224,7 @@ class Builder:
         urls = [p.url for p in page_list if p.path != "404.html"]
         write_file(out / "sitemap.xml", render.sitemap(urls, config))
         write_file(out / "robots.txt", render.robots(config))
+        write_file(out / "opensearch.xml", render.opensearch(config))
         write_file(out / "feed.xml", render.atom_feed(site, config))
 
     def _swap(self, tmp: Path) -> None:
@@ -288,6 +294,18 @@ class Builder:
         self._write_data(self.out, self.config, site, page_list)
         self.content, self.site = content, site
         return time.perf_counter() - start
+
+
+def index_site(out: Path) -> None:
+    """Build the Pagefind full-text index of ``out`` into ``out/pagefind``."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pagefind", "--site", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"pagefind failed:\n{proc.stdout}{proc.stderr}")
 
 
 def check(root: Path) -> Problems:

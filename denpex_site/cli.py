@@ -27,7 +27,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .errors import BuildFailed
 
     start = time.perf_counter()
-    builder = Builder(_root(args), Path(args.out) if args.out else None, jobs=args.jobs)
+    builder = Builder(_root(args), Path(args.out) if args.out else None, jobs=args.jobs, index=not args.no_index)
     try:
         site = builder.build()
     except BuildFailed as exc:
@@ -247,6 +247,7 @@ def make_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="build the site into _site/ (the default)")
     p.add_argument("--out", help="output folder (default: _site)")
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--no-index", action="store_true", help="skip the Pagefind full-text index")
     fmt(p)
     p.set_defaults(func=cmd_build)
 

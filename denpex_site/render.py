@@ -6,6 +6,7 @@ Nothing here touches the file system except reading templates; :mod:`denpex_site
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,7 @@ def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -
         stack_label=lambda s: STACK_LABELS[s],
         severities=list(Severity),
         json_ld=lambda page: json_ld(page, config),
+        identifier_words=identifier_words,
     )
     env.filters["md"] = lambda text: Markup(markdown.render(text).html)
     env.filters["inline_md"] = lambda text: Markup(markdown.inline(text))
@@ -59,6 +61,36 @@ def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -
         json.dumps(value, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
     )
     return env
+
+
+_IDENTIFIER = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*"
+)
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def split_identifier(identifier: str) -> list[str]:
+    """``ncclSystemError`` -> nccl system error; ``CUDA_VISIBLE_DEVICES`` -> cuda visible devices."""
+    return [p.lower() for p in _PART.findall(identifier)]
+
+
+def identifier_words(page: EntryPage) -> str:
+    """Identifiers of an entry spelt out in parts, so that search finds them by any part.
+
+    Pagefind indexes ``find_unused_parameters`` as one word and drops the dots of qualified names;
+    this adds ``find unused parameters`` beside it (static/js/search-core.js splits queries alike).
+    """
+    e = page.entry
+    texts = [e.title, e.quick_answer.symptom, e.quick_answer.cause, e.quick_answer.fix, *e.tags]
+    texts += [o.text for o in e.observations] + [s.pattern for s in e.signatures] + [f.q for f in e.faq]
+    words: set[str] = set()
+    for text in texts:
+        for identifier in _IDENTIFIER.findall(text):
+            parts = split_identifier(identifier)
+            if len(parts) > 1:
+                words.add(" ".join(parts))
+                words.add(identifier)
+    return " · ".join(sorted(words))
 
 
 def pages(site: Site) -> list[Page]:
@@ -184,6 +216,20 @@ def sitemap(urls: list[str], config: SiteConfig) -> str:
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + rows + "</urlset>\n"
+    )
+
+
+def opensearch(config: SiteConfig) -> str:
+    """An OpenSearch description, so that browsers can add the site as a search engine."""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">\n'
+        f"  <ShortName>{xml_escape(config.title)}</ShortName>\n"
+        f"  <Description>{xml_escape(config.tagline)}</Description>\n"
+        "  <InputEncoding>UTF-8</InputEncoding>\n"
+        f'  <Url type="text/html" method="get" template="{xml_escape(config.absolute("/search/"))}?q={{searchTerms}}"/>\n'
+        f"  <moz:SearchForm xmlns:moz=\"http://www.mozilla.org/2006/browser/search/\">{xml_escape(config.absolute('/search/'))}</moz:SearchForm>\n"
+        "</OpenSearchDescription>\n"
     )
 
 

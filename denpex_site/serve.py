@@ -10,9 +10,10 @@ swaps the output folder atomically, so a half-written page is never served.
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
-from .builder import Builder
+from .builder import Builder, index_site
 from .errors import BuildFailed
 
 
@@ -30,6 +31,26 @@ class Watcher:
         self.builder = builder
         self.root = builder.paths.root
         self.state = _snapshot(self.root)
+        self._indexing = threading.Lock()
+        self._stale = threading.Event()
+
+    def reindex(self) -> None:
+        """Refresh the search index in the background, once more if edits arrive meanwhile."""
+        self._stale.set()
+        if not self._indexing.acquire(blocking=False):
+            return
+
+        def run() -> None:
+            try:
+                while self._stale.is_set():
+                    self._stale.clear()
+                    index_site(self.builder.out)
+            except RuntimeError as exc:
+                print(f"search index not refreshed: {exc}", file=sys.stderr)
+            finally:
+                self._indexing.release()
+
+        threading.Thread(target=run, daemon=True).start()
 
     def changed(self) -> set[Path]:
         now = _snapshot(self.root)
@@ -58,6 +79,8 @@ class Watcher:
             else:
                 took = self.builder.rebuild_entries(ids)
                 print(f"re-rendered {', '.join(sorted(ids))} in {took * 1000:.0f} ms", file=sys.stderr)
+                if self.builder.index:
+                    self.reindex()
         except BuildFailed as exc:
             print(exc.problems.format(), file=sys.stderr)
             print(

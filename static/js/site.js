@@ -82,6 +82,96 @@ function highlightToc() {
   }
 }
 
+/** The header search box: results appear below it as the user types (a combobox with a listbox). */
+function headerSearch() {
+  const box = document.getElementById("site-search");
+  if (!box) return;
+  const form = box.form;
+  const popup = document.createElement("ul");
+  popup.id = "search-popup";
+  popup.className = "search-popup";
+  popup.setAttribute("role", "listbox");
+  popup.setAttribute("aria-label", "Search results");
+  popup.hidden = true;
+  const status = document.createElement("p");
+  status.className = "visually-hidden";
+  status.setAttribute("aria-live", "polite");
+  form.append(popup, status);
+  Object.entries({ role: "combobox", "aria-autocomplete": "list", "aria-expanded": "false", "aria-controls": popup.id })
+    .forEach(([k, v]) => box.setAttribute(k, v));
+  let core = null;
+  let active = -1;
+  let ticket = 0;
+
+  const options = () => [...popup.querySelectorAll("[role=option]")];
+  const close = () => {
+    popup.hidden = true;
+    box.setAttribute("aria-expanded", "false");
+    box.removeAttribute("aria-activedescendant");
+    active = -1;
+  };
+  const highlight = (i) => {
+    const all = options();
+    if (!all.length) return;
+    active = (i + all.length) % all.length;
+    all.forEach((o, n) => o.setAttribute("aria-selected", String(n === active)));
+    box.setAttribute("aria-activedescendant", all[active].id);
+    all[active].scrollIntoView({ block: "nearest" });
+  };
+  const render = (q, results) => {
+    popup.replaceChildren();
+    results.forEach((r, i) => {
+      const li = document.createElement("li");
+      li.id = `search-option-${i}`;
+      li.setAttribute("role", "option");
+      li.setAttribute("aria-selected", "false");
+      li.dataset.entryId = r.id;
+      const a = Object.assign(document.createElement("a"), { href: r.url, textContent: r.title, tabIndex: -1 });
+      li.append(a);
+      const detail = document.createElement("span");
+      detail.className = "search-detail";
+      if (r.signature) {
+        li.classList.add("signature-hit");
+        const chip = Object.assign(document.createElement("span"), { className: "chip", textContent: "signature match" });
+        detail.append(chip, " ");
+        core.appendHighlighted(detail, q.slice(0, 300), r.signature.matched);
+      } else core.appendExcerpt(detail, r.excerpt);
+      li.append(detail);
+      li.addEventListener("mousedown", (e) => { e.preventDefault(); location.href = r.url; });
+      popup.append(li);
+    });
+    const more = document.createElement("li");
+    more.className = "search-more";
+    more.append(Object.assign(document.createElement("a"), { href: `/search/?q=${encodeURIComponent(q)}`, textContent: results.length ? "All results" : "No match yet: open the search page" }));
+    popup.append(more);
+    status.textContent = `${results.length} result${results.length === 1 ? "" : "s"}`;
+    popup.hidden = false;
+    box.setAttribute("aria-expanded", "true");
+    active = -1;
+  };
+  box.addEventListener("input", async () => {
+    const q = box.value;
+    const mine = ++ticket;
+    if (!q.trim()) return close();
+    core ??= await import("./search-core.js");
+    const results = await core.search(q, { limit: 8 });
+    if (mine === ticket) render(q, results);
+  });
+  box.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      if (popup.hidden) return;
+      e.preventDefault();
+      highlight(active + (e.key === "ArrowDown" ? 1 : -1));
+    } else if (e.key === "Escape") {
+      close();
+    } else if (e.key === "Enter" && active >= 0) {
+      e.preventDefault();
+      location.href = options()[active].querySelector("a").href;
+    }
+  });
+  box.addEventListener("blur", () => setTimeout(close, 150));
+}
+
 function searchShortcut() {
   const box = document.getElementById("site-search");
   if (!box) return;
@@ -98,4 +188,5 @@ function searchShortcut() {
 addCopyButtons();
 setUpFilters();
 highlightToc();
+headerSearch();
 searchShortcut();

@@ -1,0 +1,128 @@
+// Search, shared by the header box and the /search/ page. Loaded only once the user types.
+// A query that looks like a log line is first matched against the error signatures (the same
+// regular expressions and line cleaning as the log matcher); then Pagefind's full-text index
+// answers. Identifiers are also searched by their parts (ncclSystemError -> nccl system error).
+
+import { cleanLine, compileBundle } from "./matcher.js";
+
+let ready = null;
+
+/** Load the signature bundle and Pagefind (once). */
+export function load() {
+  ready ??= Promise.all([
+    fetch("/api/signatures.json").then((r) => r.json()).then(compileBundle),
+    import("/pagefind/pagefind.js").then(async (pf) => {
+      await pf.options({ excerptLength: 24 });
+      return pf;
+    }),
+  ]).then(([compiled, pagefind]) => ({ compiled, pagefind }));
+  return ready;
+}
+
+const PART = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
+const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*/g;
+
+/** ``ncclSystemError`` -> "nccl system error" (see denpex_site.render.split_identifier). */
+export function splitIdentifier(identifier) {
+  return (identifier.match(PART) ?? []).map((p) => p.toLowerCase());
+}
+
+/** Mask what varies between runs, as the matcher sees it: ranks, times, numbers, hex, paths, quoted names. */
+export function mask(text) {
+  return text
+    .replace(/^\[(?:rank|default)?[0-9]+\]:\s*/i, "")
+    .replace(/[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:.,]+Z?/g, " ")
+    .replace(/^[IWEF][0-9]{4} [0-9:.]+ +[0-9]+ [^ \]]+\]/, " ")
+    .replace(/0x[0-9a-fA-F]+/g, " ")
+    .replace(/(?:\/[\w.@+-]+){2,}/g, " ")
+    .replace(/'[^']{1,120}'|"[^"]{1,120}"/g, " ")
+    .replace(/[0-9]+(?:\.[0-9]+)?/g, " ");
+}
+
+const loose = (s) =>
+  s.toLowerCase().replace(/\{[a-z]+\}/g, "0").replace(/[0-9]+(?:\.[0-9]+)?/g, "0").replace(/\s+/g, " ").trim();
+
+/** Does the query look like a pasted log or error line rather than a few words? */
+export function looksLikeLogLine(q) {
+  return q.length >= 24 && (/[:=(){}[\]<>]|Error|Exception|\.py\b|[0-9]{3,}/.test(q) || q.split(/\s+/).length >= 6);
+}
+
+/** Signature hits for a query: [{id, exact, matched, score}]. */
+export function signatureHits(compiled, query) {
+  const line = cleanLine(compiled, query.trim());
+  const fragment = loose(line);
+  const hits = new Map();
+  for (const rule of compiled.rules) {
+    const m = line.includes(rule.anchor) ? rule.re.exec(line) : null;
+    const partial = !m && fragment.length >= 24 && loose(rule.pattern).includes(fragment);
+    if (!m && !partial) continue;
+    const score = (m ? 1000 : 900) + rule.weight + (rule.role === "root-cause" ? 50 : 0);
+    if ((hits.get(rule.entry)?.score ?? 0) < score) {
+      hits.set(rule.entry, { id: rule.entry, exact: Boolean(m), matched: m ? m[0] : line, score, role: rule.role });
+    }
+  }
+  return [...hits.values()].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+}
+
+/** Words for the full-text index: masked values removed, identifiers added in parts. */
+export function fullTextQuery(query) {
+  const masked = looksLikeLogLine(query) ? mask(query) : query;
+  const extra = (query.match(IDENTIFIER) ?? []).map((id) => splitIdentifier(id).join(" "));
+  return [masked, ...extra].join(" ").replace(/[^\p{L}\p{N}_.\s-]/gu, " ").replace(/\s+/g, " ").trim();
+}
+
+const idOf = (url) => url.match(/\/failures\/([a-z0-9-]+)\//)?.[1] ?? null;
+
+/**
+ * Search: signature hits first (marked as such), then Pagefind results.
+ * Returns [{id, title, url, excerpt (HTML from Pagefind, may be ""), signature: hit|null}].
+ */
+export async function search(query, { filters = {}, limit = 10 } = {}) {
+  const q = query.trim();
+  if (!q) return [];
+  const { compiled, pagefind } = await load();
+  const out = [];
+  const seen = new Set();
+  for (const hit of signatureHits(compiled, q)) {
+    const meta = compiled.entries[hit.id];
+    if (!meta || seen.has(hit.id)) continue;
+    seen.add(hit.id);
+    out.push({ id: hit.id, title: meta.title, url: `/failures/${hit.id}/`, excerpt: "", signature: hit });
+  }
+  const words = fullTextQuery(q);
+  if (words) {
+    const found = await pagefind.search(words, { filters });
+    const data = await Promise.all(found.results.slice(0, limit + seen.size).map((r) => r.data()));
+    for (const d of data) {
+      const id = idOf(d.url);
+      if (!id || seen.has(id)) continue;
+      seen.add(id);
+      out.push({ id, title: d.meta?.title ?? id, url: d.url, excerpt: d.excerpt ?? "", signature: null });
+    }
+  }
+  return out.slice(0, Math.max(limit, out.filter((r) => r.signature).length));
+}
+
+/** Append Pagefind's excerpt (text with <mark> tags) to ``node`` without using innerHTML. */
+export function appendExcerpt(node, html) {
+  const doc = new DOMParser().parseFromString(`<p>${html}</p>`, "text/html");
+  for (const child of doc.body.firstChild?.childNodes ?? []) {
+    if (child.nodeName === "MARK") {
+      const mark = document.createElement("mark");
+      mark.textContent = child.textContent;
+      node.append(mark);
+    } else node.append(child.textContent);
+  }
+}
+
+/** The query with the part a signature matched wrapped in <mark>. */
+export function appendHighlighted(node, query, matched) {
+  const at = matched ? query.indexOf(matched) : -1;
+  if (at < 0) {
+    node.append(query);
+    return;
+  }
+  const mark = document.createElement("mark");
+  mark.textContent = matched;
+  node.append(query.slice(0, at), mark, query.slice(at + matched.length));
+}
