@@ -168,7 +168,9 @@ def render_all(env: Environment, page_list: list[render.Page], out: Path, jobs: 
 class Builder:
     """Builds the site in ``out``; remembers the last build for incremental rebuilds."""
 
-    def __init__(self, root: Path, out: Path | None = None, jobs: int | None = None, index: bool = True) -> None:
+    def __init__(
+        self, root: Path, out: Path | None = None, jobs: int | None = None, index: bool = True
+    ) -> None:
         self.paths = Paths(root.resolve())
         self.out = (out or self.paths.root / "_site").resolve()
         self.jobs = jobs or os.cpu_count() or 1

@@ -27,7 +27,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .errors import BuildFailed
 
     start = time.perf_counter()
-    builder = Builder(_root(args), Path(args.out) if args.out else None, jobs=args.jobs, index=not args.no_index)
+    builder = Builder(
+        _root(args), Path(args.out) if args.out else None, jobs=args.jobs, index=not args.no_index
+    )
     try:
         site = builder.build()
     except BuildFailed as exc:

@@ -86,7 +86,7 @@ def identifier_words(page: EntryPage) -> str:
     words: set[str] = set()
     for text in texts:
         for identifier in _IDENTIFIER.findall(text):
-            parts = split_identifier(identifier)
+            parts = [p for p in split_identifier(identifier) if not p.isdigit()]
             if len(parts) > 1:
                 words.add(" ".join(parts))
                 words.add(identifier)
@@ -228,7 +228,7 @@ def opensearch(config: SiteConfig) -> str:
         f"  <Description>{xml_escape(config.tagline)}</Description>\n"
         "  <InputEncoding>UTF-8</InputEncoding>\n"
         f'  <Url type="text/html" method="get" template="{xml_escape(config.absolute("/search/"))}?q={{searchTerms}}"/>\n'
-        f"  <moz:SearchForm xmlns:moz=\"http://www.mozilla.org/2006/browser/search/\">{xml_escape(config.absolute('/search/'))}</moz:SearchForm>\n"
+        f'  <moz:SearchForm xmlns:moz="http://www.mozilla.org/2006/browser/search/">{xml_escape(config.absolute("/search/"))}</moz:SearchForm>\n'
         "</OpenSearchDescription>\n"
     )
 

@@ -71,6 +71,8 @@ export function fullTextQuery(query) {
   return [masked, ...extra].join(" ").replace(/[^\p{L}\p{N}_.\s-]/gu, " ").replace(/\s+/g, " ").trim();
 }
 
+const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
 const idOf = (url) => url.match(/\/failures\/([a-z0-9-]+)\//)?.[1] ?? null;
 
 /**
@@ -97,7 +99,9 @@ export async function search(query, { filters = {}, limit = 10 } = {}) {
       const id = idOf(d.url);
       if (!id || seen.has(id)) continue;
       seen.add(id);
-      out.push({ id, title: d.meta?.title ?? id, url: d.url, excerpt: d.excerpt ?? "", signature: null });
+      // An excerpt drawn from the identifier list reads badly: show the symptom instead.
+      const excerpt = (d.excerpt ?? "").includes(" · ") ? escapeHtml(d.meta?.symptom ?? "") : d.excerpt ?? "";
+      out.push({ id, title: d.meta?.title ?? id, url: d.url, excerpt, signature: null });
     }
   }
   return out.slice(0, Math.max(limit, out.filter((r) => r.signature).length));
