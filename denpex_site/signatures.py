@@ -27,6 +27,7 @@ import re
 import re._constants as sre_c  # type: ignore[import-not-found]
 import re._parser as sre_parse  # type: ignore[import-not-found]
 from dataclasses import dataclass
+from functools import lru_cache
 
 MAX_REPEAT = 1000
 MIN_LITERAL = 16
@@ -112,6 +113,7 @@ class Compiled:
 _SAMPLE = [*range(0, 128), 0xA0, 0xE9, 0x2028, 0x4E2D]
 
 
+@lru_cache(maxsize=1024)
 def _chars_of(char_class: str) -> frozenset[int]:
     rx = re.compile(char_class, re.ASCII)
     return frozenset(c for c in _SAMPLE if rx.fullmatch(chr(c)))
