@@ -73,6 +73,42 @@ export function fullTextQuery(query) {
 
 const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
+const STOP = new Set(
+  ("a an and are as at be been but by can do does for from get gets got has have how i if in into is it its just " +
+    "me my no not of on once one only or our so some than that the then them there these they this to too up was " +
+    "we what when where which while why will with without you your after before all also any because every other " +
+    "same still very").split(" "),
+);
+
+/**
+ * Rank pages for a query by its words, each weighted by how rare it is (idf), so that a sentence
+ * finds the entries that share its telling words even when no page holds every word. Pagefind
+ * alone returns only pages that contain all of them.
+ */
+async function rankPages(pagefind, words, total, filters) {
+  const terms = [...new Set(words.toLowerCase().split(/\s+/).filter((w) => w.length > 1 && !STOP.has(w)))].slice(0, 16);
+  if (!terms.length) return [];
+  const searches = await Promise.all(
+    [words, ...(terms.length > 1 ? terms : [])].map((t) => pagefind.search(t, { filters })),
+  );
+  const pages = new Map();
+  const add = (result, weight) => {
+    const row = pages.get(result.id) ?? { result, score: 0 };
+    row.score += weight;
+    pages.set(result.id, row);
+  };
+  const [all, ...each] = searches;
+  const best = Math.max(...all.results.map((r) => r.score), 1e-9);
+  for (const r of all.results) add(r, 2 + r.score / best);
+  for (const found of each) {
+    if (!found.results.length) continue;
+    const idf = Math.log(1 + total / found.results.length);
+    const top = Math.max(...found.results.map((r) => r.score), 1e-9);
+    for (const r of found.results) add(r, (idf * (0.5 + (0.5 * r.score) / top)) / terms.length);
+  }
+  return [...pages.values()].sort((a, b) => b.score - a.score || (a.result.id < b.result.id ? -1 : 1)).map((p) => p.result);
+}
+
 const idOf = (url) => url.match(/\/failures\/([a-z0-9-]+)\//)?.[1] ?? null;
 
 /**
@@ -92,17 +128,15 @@ export async function search(query, { filters = {}, limit = 10 } = {}) {
     out.push({ id: hit.id, title: meta.title, url: `/failures/${hit.id}/`, excerpt: "", signature: hit });
   }
   const words = fullTextQuery(q);
-  if (words) {
-    const found = await pagefind.search(words, { filters });
-    const data = await Promise.all(found.results.slice(0, limit + seen.size).map((r) => r.data()));
-    for (const d of data) {
-      const id = idOf(d.url);
-      if (!id || seen.has(id)) continue;
-      seen.add(id);
-      // An excerpt drawn from the identifier list reads badly: show the symptom instead.
-      const excerpt = (d.excerpt ?? "").includes(" · ") ? escapeHtml(d.meta?.symptom ?? "") : d.excerpt ?? "";
-      out.push({ id, title: d.meta?.title ?? id, url: d.url, excerpt, signature: null });
-    }
+  const ranked = words ? await rankPages(pagefind, words, Object.keys(compiled.entries).length, filters) : [];
+  const data = await Promise.all(ranked.slice(0, limit + seen.size).map((r) => r.data()));
+  for (const d of data) {
+    const id = idOf(d.url);
+    if (!id || seen.has(id)) continue;
+    seen.add(id);
+    // An excerpt drawn from the identifier list reads badly: show the symptom instead.
+    const excerpt = (d.excerpt ?? "").includes(" · ") ? escapeHtml(d.meta?.symptom ?? "") : d.excerpt ?? "";
+    out.push({ id, title: d.meta?.title ?? id, url: d.url, excerpt, signature: null });
   }
   return out.slice(0, Math.max(limit, out.filter((r) => r.signature).length));
 }
