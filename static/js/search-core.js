@@ -106,7 +106,25 @@ async function rankPages(pagefind, words, total, filters) {
     const top = Math.max(...found.results.map((r) => r.score), 1e-9);
     for (const r of found.results) add(r, (idf * (0.5 + (0.5 * r.score) / top)) / terms.length);
   }
-  return [...pages.values()].sort((a, b) => b.score - a.score || (a.result.id < b.result.id ? -1 : 1)).map((p) => p.result);
+  return { terms, rows: [...pages.values()].sort((a, b) => b.score - a.score || (a.result.id < b.result.id ? -1 : 1)) };
+}
+
+/** Words of a title or tag list, for the title boost. */
+const wordsOf = (text) => (text ?? "").toLowerCase().replace(/[#_-]/g, " ").split(/[^a-z0-9]+/).filter(Boolean);
+
+/** Raise pages whose title or tags carry the query's words, and most of all the query as a phrase. */
+function titleBoost(row, data, terms, phrase) {
+  const title = wordsOf(data.meta?.title);
+  const tags = wordsOf(data.meta?.tags);
+  let boost = 0;
+  for (const t of terms) {
+    const stem = t.slice(0, 5);
+    if (title.some((w) => w.startsWith(stem))) boost += 0.4 / terms.length;
+    if (tags.some((w) => w.startsWith(stem))) boost += 0.2 / terms.length;
+  }
+  const joined = ` ${title.join(" ")} ${tags.join(" ")} `;
+  if (phrase.split(" ").length > 1 && joined.includes(` ${phrase} `)) boost += 1;
+  return row.score + boost;
 }
 
 const idOf = (url) => url.match(/\/failures\/([a-z0-9-]+)\//)?.[1] ?? null;
@@ -128,9 +146,13 @@ export async function search(query, { filters = {}, limit = 10 } = {}) {
     out.push({ id: hit.id, title: meta.title, url: `/failures/${hit.id}/`, excerpt: "", signature: hit });
   }
   const words = fullTextQuery(q);
-  const ranked = words ? await rankPages(pagefind, words, Object.keys(compiled.entries).length, filters) : [];
-  const data = await Promise.all(ranked.slice(0, limit + seen.size).map((r) => r.data()));
-  for (const d of data) {
+  const { terms = [], rows = [] } = words ? await rankPages(pagefind, words, Object.keys(compiled.entries).length, filters) : {};
+  const top = rows.slice(0, Math.max(20, limit + seen.size));
+  const data = await Promise.all(top.map((r) => r.result.data()));
+  const phrase = wordsOf(words).join(" ");
+  const order = top.map((row, i) => ({ d: data[i], score: titleBoost(row, data[i], terms, phrase) }));
+  order.sort((a, b) => b.score - a.score);
+  for (const { d } of order) {
     const id = idOf(d.url);
     if (!id || seen.has(id)) continue;
     seen.add(id);
