@@ -13,6 +13,8 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -34,11 +36,8 @@ def run_line(repro: Path) -> list[str]:
     return shlex.split(lines[0])
 
 
-@pytest.mark.parametrize("repro", REPROS, ids=lambda p: p.parent.name)
-def test_repro_is_diagnosed_as_its_entry(repro: Path, tmp_path: Path) -> None:
+def run_repro(repro: Path) -> tuple[list[str], bytes]:
     command = run_line(repro)
-    if not HAS_TORCH:
-        pytest.skip("torch is not installed (pip install torch==2.13.0): the reproductions need it")
     bin_dir = Path(sys.executable).parent
     if command[0] in ("python", "python3"):
         command[0] = sys.executable
@@ -46,13 +45,32 @@ def test_repro_is_diagnosed_as_its_entry(repro: Path, tmp_path: Path) -> None:
         command[0] = str(bin_dir / command[0])
     env = dict(os.environ, PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
     proc = subprocess.run(
-        command, cwd=repro.parent, env=env, capture_output=True, timeout=180, stdin=subprocess.DEVNULL
+        command, cwd=repro.parent, env=env, capture_output=True, timeout=300, stdin=subprocess.DEVNULL
     )
+    return command, proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def outputs() -> Iterator[dict[Path, Future[tuple[list[str], bytes]]]]:
+    """Start every reproduction at once, a few at a time: most of their time is spent waiting."""
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed (pip install torch==2.13.0): the reproductions need it")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {repro: pool.submit(run_repro, repro) for repro in REPROS}
+        yield futures
+
+
+@pytest.mark.parametrize("repro", REPROS, ids=lambda p: p.parent.name)
+def test_repro_is_diagnosed_as_its_entry(
+    repro: Path, outputs: dict[Path, Future[tuple[list[str], bytes]]], tmp_path: Path
+) -> None:
+    run_line(repro)
+    command, output_bytes = outputs[repro].result()
     output = tmp_path / "output.log"
-    output.write_bytes(proc.stdout + proc.stderr)
+    output.write_bytes(output_bytes)
     diagnosis = Diagnosis(Engine(load_bundle()))
     diagnosis.add_file(output)
     findings = diagnosis.result()["findings"]
-    tail = (proc.stdout + proc.stderr).decode(errors="replace")[-3000:]
+    tail = output_bytes.decode(errors="replace")[-3000:]
     assert findings, f"nothing known was found in the output of {' '.join(command)}:\n{tail}"
     assert findings[0]["id"] == repro.parent.name, f"diagnosed as {findings[0]['id']}:\n{tail}"
