@@ -15,6 +15,9 @@ from denpex_site.model import SCHEMA_VERSION
 from denpex_site.signatures import compile_pattern
 
 from .conftest import REPO
+
+# Read before any test builds the site (a build in the repository refreshes this file).
+PACKAGED_BUNDLE = (REPO / "denpex_site/data/signatures.json").read_text()
 from .htmlcheck import check_html
 
 
@@ -196,3 +199,14 @@ def test_no_inline_scripts(project: Path) -> None:
             assert "src=" in attrs or 'type="application/ld+json"' in attrs, f"{page}: inline script"
             assert "src=" not in attrs or not body.strip()
     shutil.rmtree(project / "_site")
+
+
+def test_packaged_signature_bundle_is_current() -> None:
+    """`denpex-site diagnose` reads the bundle installed with the package: it must match the content."""
+    from denpex_site.builder import Paths, gather
+    from denpex_site.bundle import signatures_json
+
+    _, _, site = gather(Paths(REPO))
+    assert signatures_json(site) == PACKAGED_BUNDLE, (
+        "run `python build.py` and commit denpex_site/data/signatures.json"
+    )

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from denpex_site.diagnose import Diagnosis, Engine, load_bundle
+from denpex_site.builder import Paths, gather
+from denpex_site.bundle import signature_bundle
+from denpex_site.diagnose import Diagnosis, Engine
 
 from .conftest import REPO
 
@@ -60,15 +62,22 @@ def outputs() -> Iterator[dict[Path, Future[tuple[list[str], bytes]]]]:
         yield futures
 
 
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    """The matcher with the signatures of the content as it is now."""
+    _, _, site = gather(Paths(REPO))
+    return Engine(signature_bundle(site))
+
+
 @pytest.mark.parametrize("repro", REPROS, ids=lambda p: p.parent.name)
 def test_repro_is_diagnosed_as_its_entry(
-    repro: Path, outputs: dict[Path, Future[tuple[list[str], bytes]]], tmp_path: Path
+    repro: Path, outputs: dict[Path, Future[tuple[list[str], bytes]]], engine: Engine, tmp_path: Path
 ) -> None:
     run_line(repro)
     command, output_bytes = outputs[repro].result()
     output = tmp_path / "output.log"
     output.write_bytes(output_bytes)
-    diagnosis = Diagnosis(Engine(load_bundle()))
+    diagnosis = Diagnosis(engine)
     diagnosis.add_file(output)
     findings = diagnosis.result()["findings"]
     tail = output_bytes.decode(errors="replace")[-3000:]

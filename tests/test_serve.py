@@ -44,7 +44,9 @@ def test_serve_rebuilds_on_edit_and_survives_bad_content(project: Path) -> None:
         stderr=subprocess.STDOUT,
     )
     try:
-        assert wait_for(lambda: (fetch(url) or "").find("Reserved but unallocated") >= 0), "the server did not start"
+        assert wait_for(lambda: (fetch(url) or "").find("Reserved but unallocated") >= 0), (
+            "the server did not start"
+        )
         entry = project / "content/failures/demo-oom/entry.yaml"
         entry.write_text(entry.read_text().replace("Reserved but unallocated", "Reserved but idle"))
         assert wait_for(lambda: "Reserved but idle" in (fetch(url) or "")), "the edit was not re-rendered"
@@ -52,7 +54,9 @@ def test_serve_rebuilds_on_edit_and_survives_bad_content(project: Path) -> None:
         entry.write_text(entry.read_text().replace("severity: critical", "severity: [broken"))
         time.sleep(1.5)
         assert "Reserved but idle" in (fetch(url) or "")
-        entry.write_text(entry.read_text().replace("severity: [broken", "severity: critical").replace("idle", "free"))
+        entry.write_text(
+            entry.read_text().replace("severity: [broken", "severity: critical").replace("idle", "free")
+        )
         assert wait_for(lambda: "Reserved but free" in (fetch(url) or "")), "the server did not recover"
         template = project / "templates/404.html"
         template.write_text(template.read_text().replace("Page not found", "Nothing here"))
