@@ -15,10 +15,10 @@ from denpex_site.model import SCHEMA_VERSION
 from denpex_site.signatures import compile_pattern
 
 from .conftest import REPO
+from .htmlcheck import check_html
 
 # Read before any test builds the site (a build in the repository refreshes this file).
 PACKAGED_BUNDLE = (REPO / "denpex_site/data/signatures.json").read_text()
-from .htmlcheck import check_html
 
 
 def resolve(out: Path, page: Path, href: str) -> tuple[Path, str] | None:
