@@ -91,9 +91,10 @@ def _rep(cls: str, lo: int, hi: int | None, column: int, variable: bool = True) 
     if cls.startswith("[^") and not cls.startswith("[^\\n"):
         cls = "[^\\n" + cls[2:]
     regex = cls + quant(lo, hi)
-    prefilter = cls + quant(lo, None if hi is None else hi * 4) if wide else regex
-    if wide and (lo, hi) == (1, 1):
-        prefilter = cls + "{1,4}"
+    # The byte scan counts bytes, up to four per character; a long bound becomes open-ended
+    # there (still a superset, since no class crosses a line end, and cheaper for RE2).
+    scaled = None if hi is None else hi * (4 if wide else 1)
+    prefilter = cls + quant(lo, scaled if scaled is not None and scaled <= 64 else None)
     return Piece(regex, chars if variable else None, column, "", prefilter)
 
 

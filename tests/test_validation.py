@@ -394,3 +394,13 @@ def test_collateral_signature_may_match_other_entries_logs(project: Path) -> Non
         oom.read_text() + "[rank1]: watchdog caught collective operation timeout after 600000 ms\n"
     )
     assert problems_of(project) == []
+
+
+def test_every_placeholder_compiles_for_both_scans(project: Path) -> None:
+    """Long placeholders such as {text} must compile in the byte-level scan too (RE2 caps repeats)."""
+    edit(
+        project,
+        "CUDA out of memory. Tried to allocate {num} {word}",
+        "CUDA out of memory. Tried to allocate {text} GiB",
+    )
+    assert problems_of(project) == []
