@@ -17,6 +17,11 @@ Run: torchrun --standalone --nproc_per_node=1 repro.py
                 would): no Python traceback at all; the summary shows
                 "exitcode : -11 ... (SIGSEGV)" and "Signal 11 (SIGSEGV) received by PID ...".
 
+    python repro.py --mp-spawn
+                The same bug under torch.multiprocessing.spawn (no torchrun): the parent raises
+                ProcessRaisedException with "-- Process 0 terminated with the following error:"
+                and the child's traceback (process 1 had already finished cleanly).
+
     torchrun --standalone --nproc_per_node=2 repro.py --rank1-only
                 Rank 1 fails, rank 0 is still working: torchrun first sends SIGTERM to rank 0,
                 which then appears under "Failures:" with exitcode -15 (SIGTERM) although it did
@@ -61,8 +66,19 @@ def main():
     print(f"rank {rank}: batch size {batch_size}", flush=True)
 
 
+def spawned(index):
+    os.environ["RANK"] = str(index)
+    if index == 0:
+        time.sleep(1)
+        load_config()
+
+
 if __name__ == "__main__":
-    if "--record" in sys.argv:
+    if "--mp-spawn" in sys.argv:
+        import torch.multiprocessing as mp
+
+        mp.spawn(spawned, nprocs=2)
+    elif "--record" in sys.argv:
         record(main)()
     else:
         main()
