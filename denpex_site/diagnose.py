@@ -111,13 +111,26 @@ class Engine:
         ]
         alternatives = [s["prefilter"] for s in bundle["signatures"]] + [re.escape(TRACEBACK)]
         combined = "|".join(f"(?:{a})" for a in alternatives).encode()
+        self.rule_set = None
         if re2 is not None:
             options = re2.Options()
             options.encoding = re2.Options.Encoding.LATIN1
             options.max_mem = 512 << 20
             self.scan_re = re2.compile(combined, options)
+            # Which signatures a candidate line may match, found in one pass over the line.
+            self.rule_set = re2.Set.SearchSet(options)
+            for s in bundle["signatures"]:
+                self.rule_set.Add(s["prefilter"].encode())
+            self.rule_set.Compile()
         else:
             self.scan_re = re.compile(combined)
+
+    def candidates(self, line: str) -> list[Rule]:
+        """The rules worth checking on a cleaned line, in bundle order."""
+        if self.rule_set is None:
+            return self.rules
+        hits = self.rule_set.Match(line.encode("utf-8", "surrogatepass"))
+        return [self.rules[i] for i in sorted(hits)] if hits else []
 
     # -- one line -------------------------------------------------------------------------------
 
@@ -351,7 +364,7 @@ class Diagnosis:
         if TRACEBACK in line:
             rank, _ = engine.prefix(line)
             tracebacks[rank if rank is not None else file_rank] = line_no
-        for rule in engine.rules:
+        for rule in engine.candidates(line):
             if rule.anchor not in line:
                 continue
             m = rule.regex.search(line)
