@@ -42,6 +42,9 @@ WRAP_SAMPLE = 1 << 20
 WRAP_LINES = 4000
 """Wrapping is detected on the first lines (at most this many) of the first MiB of a file."""
 TRACEBACK = "Traceback (most recent call last):"
+TRACEBACK_BYTES = TRACEBACK.encode()
+SMALL = 1 << 20
+"""Chunks up to this size are scanned line by line with the signature set."""
 TRACEBACK_REACH = 400
 """A hit at most this many lines after a traceback start is attributed to that traceback."""
 ROLE_ORDER = {"root-cause": 0, "warning": 1, "collateral": 2}
@@ -323,6 +326,8 @@ class Diagnosis:
             start, end = 0, len(buf)
         if state.wrap is not None:
             return self._scan_wrapped(bytes(buf[start:end]), state, base)
+        if engine.rule_set is not None and end - start <= SMALL:
+            return self._scan_small(bytes(buf[start:end]), state, base)
         search = engine.scan_re.search
         line_no = base
         counted_to = start
@@ -337,6 +342,16 @@ class Diagnosis:
             self._check_line(bytes(buf[first:stop]).decode("utf-8", "replace"), state, line_no)
             counted_to = pos = stop + 1
         return line_no + buf.count(b"\n", counted_to, end)
+
+    def _scan_small(self, chunk: bytes, state: FileState, base: int) -> int:
+        """A short chunk: ask the signature set about each line (cheaper than one big scan)."""
+        match = self.engine.rule_set.Match  # type: ignore[union-attr]
+        line_no = base
+        for raw in chunk.split(b"\n")[:-1]:
+            line_no += 1
+            if TRACEBACK_BYTES in raw or match(raw):
+                self._check_line(raw.decode("utf-8", "replace"), state, line_no)
+        return line_no
 
     def _scan_wrapped(self, chunk: bytes, state: FileState, base: int) -> int:
         """The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each."""

@@ -59,9 +59,20 @@ class Rendered:
     anchors: tuple[str, ...]
 
 
+_SPECIAL = re.compile(r"[\\`*_\[\]<>!#|~\n]|^\s*(?:[-+>]|[0-9]+[.)])\s|https?://")
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
 @lru_cache(maxsize=65536)
 def render(text: str, inline: bool = False) -> Rendered:
     """Render Markdown; ``inline`` renders one paragraph without the surrounding <p>."""
+    if not _SPECIAL.search(text):
+        # Plain prose (most table cells and one-line fields): what markdown-it would produce.
+        body = _escape(text.strip())
+        return Rendered(body if inline else f"<p>{body}</p>\n", (), ())
     env: dict[str, object] = {}
     tokens = _MD.parseInline(text, env) if inline else _MD.parse(text, env)
     links: list[str] = []

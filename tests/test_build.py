@@ -210,3 +210,22 @@ def test_packaged_signature_bundle_is_current() -> None:
     assert signatures_json(site) == PACKAGED_BUNDLE, (
         "run `python build.py` and commit denpex_site/data/signatures.json"
     )
+
+
+def test_plain_text_fast_path_matches_markdown_it() -> None:
+    """Plain one-line fields skip markdown-it: the output must be what markdown-it gives."""
+    from denpex_site import markdown as md
+
+    samples = [
+        "Rank 0 waits in the all-reduce; rank 1 has left the loop.",
+        'The "last" batch is smaller & odd-sized.',
+        "Set NCCL_DEBUG=INFO and compare SeqNum across ranks.",
+        "  leading and trailing spaces  ",
+        "3 ranks vs 4 ranks (a different world size).",
+    ]
+    for text in samples:
+        assert not md._SPECIAL.search(text), text
+        for inline in (True, False):
+            env: dict[str, object] = {}
+            tokens = md._MD.parseInline(text, env) if inline else md._MD.parse(text, env)
+            assert md.render(text, inline).html == md._MD.renderer.render(tokens, md._MD.options, env)
