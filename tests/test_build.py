@@ -219,7 +219,7 @@ def test_plain_text_fast_path_matches_markdown_it() -> None:
     samples = [
         "Rank 0 waits in the all-reduce; rank 1 has left the loop.",
         'The "last" batch is smaller & odd-sized.',
-        "Set NCCL_DEBUG=INFO and compare SeqNum across ranks.",
+        "Set NCCL DEBUG to INFO and compare SeqNum across ranks.",
         "  leading and trailing spaces  ",
         "3 ranks vs 4 ranks (a different world size).",
     ]
