@@ -71,8 +71,8 @@ def render(text: str, inline: bool = False) -> Rendered:
     """Render Markdown; ``inline`` renders one paragraph without the surrounding <p>."""
     if not _SPECIAL.search(text):
         # Plain prose (most table cells and one-line fields): what markdown-it would produce.
-        body = _escape(text.strip())
-        return Rendered(body if inline else f"<p>{body}</p>\n", (), ())
+        html = _escape(text) if inline else f"<p>{_escape(text.strip())}</p>\n"
+        return Rendered(html, (), ())
     env: dict[str, object] = {}
     tokens = _MD.parseInline(text, env) if inline else _MD.parse(text, env)
     links: list[str] = []
