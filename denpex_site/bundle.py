@@ -47,6 +47,7 @@ def signature_bundle(site: Site) -> dict[str, Any]:
                 "category": p.entry.category,
                 "severity": p.entry.severity.value,
                 "silent": p.entry.silent,
+                "systems": list(p.entry.systems),
             }
             for p in site.ordered()
         },

@@ -7,6 +7,8 @@ that the HTML pages, the JSON API and the signature bundle are all made from.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -151,6 +153,36 @@ _LINK_RE = re.compile(r"^/failures/(?P<id>[a-z0-9-]+)/(?:#(?P<anchor>[\w-]+))?$"
 _SITE_PATHS = ("/", "/failures/", "/diagnose/", "/search/", "/categories/", "/systems/", "/tags/")
 
 
+_PENDING: list[Entry] = []
+"""Entries whose Markdown forked workers render (inherited, not pickled)."""
+
+
+def _render_entry(index: int) -> dict[str, markdown.Rendered]:
+    entry = _PENDING[index]
+    return {
+        _key(loc): markdown.render(text, inline=inline)
+        for loc, (text, inline) in _markdown_fields(entry).items()
+    }
+
+
+def render_markdown(entries: list[Entry]) -> list[dict[str, markdown.Rendered]]:
+    """Every Markdown field of ``entries``, on all cores when there are many."""
+    global _PENDING
+    jobs = os.cpu_count() or 1
+    if len(entries) < 100 or jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        _PENDING = entries
+        try:
+            return [_render_entry(i) for i in range(len(entries))]
+        finally:
+            _PENDING = []
+    _PENDING = entries
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return pool.map(_render_entry, range(len(entries)), chunksize=max(1, len(entries) // (jobs * 4)))
+    finally:
+        _PENDING = []
+
+
 def build_site(content: Content, problems: Problems, previous: Site | None = None) -> Site:
     """Link and check ``content``. Bundles that are the very objects of ``previous`` are reused as
     they were (their Markdown and signatures were already rendered and checked)."""
@@ -162,6 +194,8 @@ def build_site(content: Content, problems: Problems, previous: Site | None = Non
 
     seen: dict[str, Bundle] = {}
     pages: dict[str, EntryPage] = {}
+    fresh = [b for b in content.bundles if id(b) not in reuse]
+    rendered = dict(zip(map(id, fresh), render_markdown([b.entry for b in fresh]), strict=True))
     for bundle in content.bundles:
         entry, lines, path = bundle.entry, bundle.lines, bundle.path
 
@@ -189,9 +223,7 @@ def build_site(content: Content, problems: Problems, previous: Site | None = Non
         if old is not None:
             pages[entry.id] = EntryPage(bundle, old.html, old.compiled, cache=old.cache)
             continue
-        html = {}
-        for loc, (text, is_inline) in _markdown_fields(entry).items():
-            html[_key(loc)] = markdown.render(text, inline=is_inline)
+        html = rendered[id(bundle)]
         compiled = _check_signatures(bundle, report)
         pages[entry.id] = EntryPage(bundle, html, compiled)
 

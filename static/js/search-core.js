@@ -137,16 +137,19 @@ export async function search(query, { filters = {}, limit = 10 } = {}) {
   const q = query.trim();
   if (!q) return [];
   const { compiled, pagefind } = await load();
+  // Pagefind filters by category and severity (one value per page); systems are filtered here.
+  const { system, ...single } = filters;
+  const keep = (id) => !system || (compiled.entries[id]?.systems ?? []).includes(system);
   const out = [];
   const seen = new Set();
   for (const hit of signatureHits(compiled, q)) {
     const meta = compiled.entries[hit.id];
-    if (!meta || seen.has(hit.id)) continue;
+    if (!meta || seen.has(hit.id) || !keep(hit.id)) continue;
     seen.add(hit.id);
     out.push({ id: hit.id, title: meta.title, url: `/failures/${hit.id}/`, excerpt: "", signature: hit });
   }
   const words = fullTextQuery(q);
-  const { terms = [], rows = [] } = words ? await rankPages(pagefind, words, Object.keys(compiled.entries).length, filters) : {};
+  const { terms = [], rows = [] } = words ? await rankPages(pagefind, words, Object.keys(compiled.entries).length, single) : {};
   const top = rows.slice(0, Math.max(20, limit + seen.size));
   const data = await Promise.all(top.map((r) => r.result.data()));
   const phrase = wordsOf(words).join(" ");
@@ -154,7 +157,7 @@ export async function search(query, { filters = {}, limit = 10 } = {}) {
   order.sort((a, b) => b.score - a.score);
   for (const { d } of order) {
     const id = idOf(d.url);
-    if (!id || seen.has(id)) continue;
+    if (!id || seen.has(id) || !keep(id)) continue;
     seen.add(id);
     // An excerpt drawn from the identifier list reads badly: show the symptom instead.
     const excerpt = (d.excerpt ?? "").includes(" · ") ? escapeHtml(d.meta?.symptom ?? "") : d.excerpt ?? "";
