@@ -48,11 +48,14 @@ SMALL = 1 << 20
 TRACEBACK_REACH = 400
 """A hit at most this many lines after a traceback start is attributed to that traceback."""
 ROLE_ORDER = {"root-cause": 0, "warning": 1, "collateral": 2}
-_RANK_IN_NAME = re.compile(r"(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?![0-9])", re.I)
+_RANK_IN_NAME = re.compile(r"(?:^|[^A-Za-z])(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?:\.[A-Za-z0-9]+)*$", re.I)
 
 
 def rank_from_file_name(name: str) -> int | None:
-    """The rank named by a file such as ``rank3.log`` or ``worker-3.txt``, else None."""
+    """The rank of a per-rank file such as ``rank3.log``, ``train-rank3.log`` or ``worker_3.out``, else None.
+
+    The rank must end the name (before its extensions), so ``rank2-notes.log`` names no rank.
+    """
     m = _RANK_IN_NAME.search(Path(name).name)
     return int(m.group(1)) if m else None
 

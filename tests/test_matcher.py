@@ -246,3 +246,35 @@ def test_watch_alerts_and_survives_rotation(bundle_path: Path, tmp_path: Path) -
         proc.terminate()
         out, _ = proc.communicate(timeout=5)
     assert b"ALERT" in out and b"/failures/demo-oom/" in out
+
+
+@pytest.mark.parametrize(
+    ("name", "rank"),
+    [
+        ("rank3.log", 3),
+        ("train-rank3.log", 3),
+        ("worker_3.out", 3),
+        ("rank0.log.1", 0),
+        ("torch2.7-rank2-never-enqueued.log", None),
+        ("myrank3.log", None),
+        ("train.log", None),
+    ],
+)
+def test_rank_from_file_name(name: str, rank: int | None) -> None:
+    from denpex_site.diagnose import rank_from_file_name
+
+    assert rank_from_file_name(name) == rank
+    if NODE:
+        js = subprocess.run(
+            [
+                NODE,
+                "--input-type=module",
+                "-e",
+                f"import {{ rankFromFileName }} from '{(Path(__file__).parent.parent / 'static/js/matcher.js').as_uri()}';"
+                f"console.log(JSON.stringify(rankFromFileName({json.dumps(name)})))",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert json.loads(js.stdout) == rank

@@ -72,7 +72,7 @@ function stamp(c, rest) {
 /** The rank named by a file such as ``rank3.log`` or ``worker-3.txt``, else null. */
 export function rankFromFileName(name) {
   const base = name.split(/[\\/]/).pop();
-  const m = /(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?![0-9])/i.exec(base);
+  const m = /(?:^|[^A-Za-z])(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?:\.[A-Za-z0-9]+)*$/i.exec(base);
   return m ? Number(m[1]) : null;
 }
 
