@@ -167,7 +167,7 @@ class Engine:
 
 def normalise_time(date: str, clock: str) -> str:
     """A sortable 'MMDD HH:MM:SS.ffffff' from a glog 'MMDD' or an ISO 'YYYY-MM-DD' date."""
-    mmdd = date[5:7] + date[8:10] if "-" in date else date
+    mmdd = date[5:7] + date[8:10] if "-" in date else date.zfill(4)
     hms, _, frac = clock.replace(",", ".").partition(".")
     return f"{mmdd} {hms}.{(frac + '000000')[:6]}"
 

@@ -20,10 +20,13 @@ RANK_PREFIXES: list[tuple[str, str]] = [
 """Rank prefixes, tried in order; group 1 is the rank."""
 
 TIMESTAMPS: list[tuple[str, str]] = [
-    ("glog", r"^[IWEF]([0-9]{4})[ ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?)"),
+    ("glog", r"^\[?[IWEF]([0-9]{3,4})[ ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?)"),
     ("python", r"^\[?([0-9]{4}-[0-9]{2}-[0-9]{2})[ T]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:[,.][0-9]{1,6})?)"),
 ]
-"""Timestamps at the start of a line (after any rank prefix): group 1 the date, group 2 the time."""
+"""Timestamps at the start of a line (after any rank prefix): group 1 the date, group 2 the time.
+
+glog and c10 print the month without a leading zero in some builds (``[E709 17:05:38.162555850``).
+"""
 
 _ANSI_RE = re.compile(ANSI)
 

@@ -16,7 +16,8 @@ def _where(ev: dict[str, Any]) -> str:
     if ev.get("rank") is not None:
         parts.append(f"rank {ev['rank']}")
     if ev.get("time"):
-        parts.append(ev["time"])
+        t = ev["time"]
+        parts.append(f"{t[:2]}-{t[2:4]} {t[5:17]}")
     if ev.get("began") is not None and ev["began"] != ev["line"]:
         parts.append(f"traceback began at line {ev['began']}")
     return " · ".join(parts)

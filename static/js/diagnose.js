@@ -87,10 +87,13 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+/** "0709 17:05:38.162555" (the sortable form) as "07-09 17:05:38.162". */
+const showTime = (t) => `${t.slice(0, 2)}-${t.slice(2, 4)} ${t.slice(5, 17)}`;
+
 function where(ev) {
   const parts = [`${ev.file}:${ev.line}`];
   if (ev.rank !== null && ev.rank !== undefined) parts.push(`rank ${ev.rank}`);
-  if (ev.time) parts.push(ev.time);
+  if (ev.time) parts.push(showTime(ev.time));
   if (ev.began !== null && ev.began !== undefined && ev.began !== ev.line) parts.push(`traceback began at line ${ev.began}`);
   return parts.join(" · ");
 }
@@ -118,7 +121,7 @@ function finish(result) {
   }
   const init = result.initiating;
   summary.textContent = init
-    ? `First root cause: ${result.findings[0].title}, at ${init.file} line ${init.line}${init.rank !== null ? `, rank ${init.rank}` : ""}${init.time ? `, ${init.time}` : ""}.`
+    ? `First root cause: ${result.findings[0].title}, at ${init.file} line ${init.line}${init.rank !== null ? `, rank ${init.rank}` : ""}${init.time ? `, ${showTime(init.time)}` : ""}.`
     : `Only collateral or warning lines matched in ${result.lines.toLocaleString()} lines: the root cause may be on another rank or in a log not given.`;
   for (const f of result.findings) {
     const item = el(
@@ -140,7 +143,7 @@ function finish(result) {
     if (!seen || (ev.time && seen.ev.time && ev.time < seen.ev.time)) firstByRank.set(ev.rank, { ev, f });
   }
   for (const [rank, { ev, f }] of [...firstByRank].sort((a, b) => a[0] - b[0])) {
-    timeline.append(el("tr", {}, el("td", { textContent: String(rank) }), el("td", { textContent: ev.time ?? "" }), el("td", { textContent: `${ev.file}:${ev.line}` }), el("td", {}, el("a", { href: `/failures/${f.id}/`, textContent: f.title }), ` (${ev.role})`)));
+    timeline.append(el("tr", {}, el("td", { textContent: String(rank) }), el("td", { textContent: ev.time ? showTime(ev.time) : "" }), el("td", { textContent: `${ev.file}:${ev.line}` }), el("td", {}, el("a", { href: `/failures/${f.id}/`, textContent: f.title }), ` (${ev.role})`)));
   }
   $("timeline-box").hidden = firstByRank.size === 0;
   copyButton.hidden = false;

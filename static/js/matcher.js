@@ -56,7 +56,7 @@ function prefix(c, line) {
 }
 
 export function normaliseTime(date, clock) {
-  const mmdd = date.includes("-") ? date.slice(5, 7) + date.slice(8, 10) : date;
+  const mmdd = date.includes("-") ? date.slice(5, 7) + date.slice(8, 10) : date.padStart(4, "0");
   const [hms, frac = ""] = clock.replace(",", ".").split(".");
   return `${mmdd} ${hms}.${(frac + "000000").slice(0, 6)}`;
 }
