@@ -278,3 +278,16 @@ def test_rank_from_file_name(name: str, rank: int | None) -> None:
             check=True,
         )
         assert json.loads(js.stdout) == rank
+
+
+@pytest.mark.parametrize(
+    "script", sorted((Path(__file__).parent.parent / "static/js").glob("*.js")), ids=lambda p: p.name
+)
+def test_javascript_parses(script: Path, tmp_path: Path) -> None:
+    """Every ES module of the site is valid JavaScript (a syntax error would break pages silently)."""
+    if NODE is None:
+        pytest.fail("node is required for the JavaScript tests")
+    copy = tmp_path / (script.stem + ".mjs")
+    copy.write_text(script.read_text())
+    res = subprocess.run([NODE, "--check", str(copy)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr

@@ -7,10 +7,19 @@ import { cleanLine, compileBundle } from "./matcher.js";
 
 let ready = null;
 
+const loose = (s) =>
+  s.toLowerCase().replace(/\{[a-z]+\}/g, "0").replace(/[0-9]+(?:\.[0-9]+)?/g, "0").replace(/\s+/g, " ").trim();
+
 /** Load the signature bundle and Pagefind (once). */
 export function load() {
   ready ??= Promise.all([
-    fetch("/api/signatures.json").then((r) => r.json()).then(compileBundle),
+    fetch("/api/signatures.json")
+      .then((r) => r.json())
+      .then(compileBundle)
+      .then((compiled) => {
+        for (const rule of compiled.rules) rule.loose = loose(rule.pattern);
+        return compiled;
+      }),
     import("/pagefind/pagefind.js").then(async (pf) => {
       await pf.options({ excerptLength: 24 });
       return pf;
@@ -39,8 +48,6 @@ export function mask(text) {
     .replace(/[0-9]+(?:\.[0-9]+)?/g, " ");
 }
 
-const loose = (s) =>
-  s.toLowerCase().replace(/\{[a-z]+\}/g, "0").replace(/[0-9]+(?:\.[0-9]+)?/g, "0").replace(/\s+/g, " ").trim();
 
 /** Does the query look like a pasted log or error line rather than a few words? */
 export function looksLikeLogLine(q) {
@@ -54,7 +61,7 @@ export function signatureHits(compiled, query) {
   const hits = new Map();
   for (const rule of compiled.rules) {
     const m = line.includes(rule.anchor) ? rule.re.exec(line) : null;
-    const partial = !m && fragment.length >= 24 && loose(rule.pattern).includes(fragment);
+    const partial = !m && fragment.length >= 24 && rule.loose.includes(fragment);
     if (!m && !partial) continue;
     const score = (m ? 1000 : 900) + rule.weight + (rule.role === "root-cause" ? 50 : 0);
     if ((hits.get(rule.entry)?.score ?? 0) < score) {
@@ -73,6 +80,7 @@ export function fullTextQuery(query) {
 
 const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
+const MAX_TERMS = 8;
 const STOP = new Set(
   ("a an and are as at be been but by can do does for from get gets got has have how i if in into is it its just " +
     "me my no not of on once one only or our so some than that the then them there these they this to too up was " +
@@ -85,12 +93,15 @@ const STOP = new Set(
  * finds the entries that share its telling words even when no page holds every word. Pagefind
  * alone returns only pages that contain all of them.
  */
-async function rankPages(pagefind, words, total, filters) {
-  const terms = [...new Set(words.toLowerCase().split(/\s+/).filter((w) => w.length > 1 && !STOP.has(w)))].slice(0, 16);
-  if (!terms.length) return [];
-  const searches = await Promise.all(
-    [words, ...(terms.length > 1 ? terms : [])].map((t) => pagefind.search(t, { filters })),
-  );
+async function rankPages(pagefind, words, total, filters, onAll = null) {
+  const terms = [...new Set(words.toLowerCase().split(/\s+/).filter((w) => w.length > 1 && !STOP.has(w)))]
+    .sort((a, b) => b.length - a.length)
+    .slice(0, MAX_TERMS);
+  if (!terms.length) return {};
+  const whole = pagefind.search(words, { filters });
+  const perTerm = terms.length > 1 ? terms.map((t) => pagefind.search(t, { filters })) : [];
+  if (onAll) await onAll(await whole);
+  const searches = await Promise.all([whole, ...perTerm]);
   const pages = new Map();
   const add = (result, weight) => {
     const row = pages.get(result.id) ?? { result, score: 0 };
@@ -127,13 +138,20 @@ function titleBoost(row, data, terms, phrase) {
   return row.score + boost;
 }
 
+/** Pagefind's excerpt, or the symptom when the excerpt was drawn from the identifier list. */
+const excerptOf = (d) => ((d.excerpt ?? "").includes(" · ") ? escapeHtml(d.meta?.symptom ?? "") : d.excerpt ?? "");
+
 const idOf = (url) => url.match(/\/failures\/([a-z0-9-]+)\//)?.[1] ?? null;
 
 /**
  * Search: signature hits first (marked as such), then Pagefind results.
  * Returns [{id, title, url, excerpt (HTML from Pagefind, may be ""), signature: hit|null}].
  */
-export async function search(query, { filters = {}, limit = 10 } = {}) {
+/**
+ * ``onSignatures`` (optional) is called with early results: the signature hits, then the pages
+ * that hold every word, before the full ranking is done.
+ */
+export async function search(query, { filters = {}, limit = 10, onSignatures = null } = {}) {
   const q = query.trim();
   if (!q) return [];
   const { compiled, pagefind } = await load();
@@ -148,8 +166,19 @@ export async function search(query, { filters = {}, limit = 10 } = {}) {
     seen.add(hit.id);
     out.push({ id: hit.id, title: meta.title, url: `/failures/${hit.id}/`, excerpt: "", signature: hit });
   }
-  const words = fullTextQuery(q);
-  const { terms = [], rows = [] } = words ? await rankPages(pagefind, words, Object.keys(compiled.entries).length, single) : {};
+  if (onSignatures && out.length) onSignatures(out.slice());
+  // A pasted log line that hit a signature needs no word-by-word search: its entry is known.
+  const words = out.length && looksLikeLogLine(q) ? "" : fullTextQuery(q);
+  // Pages holding every word are shown at once; the word-by-word ranking refines them after.
+  const early = async (found) => {
+    if (!onSignatures || !found.results.length) return;
+    const first = await Promise.all(found.results.slice(0, limit).map((r) => r.data()));
+    const rows = first.map((d) => ({ d, id: idOf(d.url) })).filter((r) => r.id && !seen.has(r.id) && keep(r.id));
+    onSignatures([...out, ...rows.map(({ d, id }) => ({ id, title: d.meta?.title ?? id, url: d.url, excerpt: excerptOf(d), signature: null }))]);
+  };
+  const { terms = [], rows = [] } = words
+    ? await rankPages(pagefind, words, Object.keys(compiled.entries).length, single, early)
+    : {};
   const top = rows.slice(0, Math.max(20, limit + seen.size));
   const data = await Promise.all(top.map((r) => r.result.data()));
   const phrase = wordsOf(words).join(" ");
@@ -159,9 +188,7 @@ export async function search(query, { filters = {}, limit = 10 } = {}) {
     const id = idOf(d.url);
     if (!id || seen.has(id) || !keep(id)) continue;
     seen.add(id);
-    // An excerpt drawn from the identifier list reads badly: show the symptom instead.
-    const excerpt = (d.excerpt ?? "").includes(" · ") ? escapeHtml(d.meta?.symptom ?? "") : d.excerpt ?? "";
-    out.push({ id, title: d.meta?.title ?? id, url: d.url, excerpt, signature: null });
+    out.push({ id, title: d.meta?.title ?? id, url: d.url, excerpt: excerptOf(d), signature: null });
   }
   return out.slice(0, Math.max(limit, out.filter((r) => r.signature).length));
 }
