@@ -6,7 +6,7 @@ exits with a non-zero code, whatever the worker was doing.
 Run: torchrun --standalone --nproc_per_node=1 repro.py
 
     (default)   The worker raises a Python exception while "loading its config". Its traceback
-                is printed first (prefixed [rank0]:), then torchrun logs
+                is printed first (no [rank0]: prefix: no process group exists), then torchrun logs
                 "failed (exitcode: 1) local_rank: 0 (pid: ...) of binary: ..." and raises
                 ChildFailedError. The summary's traceback field only says
                 "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html".

@@ -14,12 +14,12 @@ Run: torchrun --standalone --nproc_per_node=2 repro.py
                         and exits with SignalException: the cause is outside the job.
     --ignore-sigterm    As the default, but rank 1 ignores SIGTERM (a handler that does not
                         exit). After 30 s torchrun logs "Unable to shutdown process ... via
-                        Signals.SIGTERM, forcefully exiting via Signals.SIGKILL".
+                        15, forcefully exiting via 9" (older Pythons: Signals.SIGTERM/SIGKILL).
 
     python repro.py --function-entrypoint
                         The same failure launched through torch.distributed.launcher.api's
                         elastic_launch with a Python function as entry point (what notebook or
-                        library launchers do): the agent logs "Closing process <pid> via signal
+                        library launchers do): torch.multiprocessing.spawn logs "Terminating process <pid> via signal
                         SIGTERM" instead.
 
 Every variant exits non-zero.
