@@ -6,6 +6,7 @@
 import { cleanLine, compileBundle } from "./matcher.js";
 
 let ready = null;
+let loaded = null;
 
 const loose = (s) =>
   s.toLowerCase().replace(/\{[a-z]+\}/g, "0").replace(/[0-9]+(?:\.[0-9]+)?/g, "0").replace(/\s+/g, " ").trim();
@@ -24,7 +25,7 @@ export function load() {
       await pf.options({ excerptLength: 24 });
       return pf;
     }),
-  ]).then(([compiled, pagefind]) => ({ compiled, pagefind }));
+  ]).then(([compiled, pagefind]) => (loaded = { compiled, pagefind }));
   return ready;
 }
 
@@ -140,6 +141,19 @@ function titleBoost(row, data, terms, phrase) {
 
 /** Pagefind's excerpt, or the symptom when the excerpt was drawn from the identifier list. */
 const excerptOf = (d) => ((d.excerpt ?? "").includes(" · ") ? escapeHtml(d.meta?.symptom ?? "") : d.excerpt ?? "");
+
+/** Signature results at once, without waiting for anything (null until the bundle is loaded). */
+export function quickHits(query) {
+  if (!loaded || !query.trim()) return null;
+  const { compiled } = loaded;
+  return signatureHits(compiled, query.trim()).map((hit) => ({
+    id: hit.id,
+    title: compiled.entries[hit.id]?.title ?? hit.id,
+    url: `/failures/${hit.id}/`,
+    excerpt: "",
+    signature: hit,
+  }));
+}
 
 const idOf = (url) => url.match(/\/failures\/([a-z0-9-]+)\//)?.[1] ?? null;
 

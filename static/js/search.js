@@ -30,15 +30,33 @@ function show(q, results) {
   }
 }
 
+let running = false;
+let again = false;
+
+/** One search at a time; a change made meanwhile runs once the current search ends. */
 async function run() {
+  if (running) {
+    again = true;
+    return;
+  }
+  running = true;
   const q = box.value;
   const chosen = Object.fromEntries([...new FormData(filters)].filter(([, v]) => v));
   const url = new URL(location.href);
   url.search = new URLSearchParams({ ...(q ? { q } : {}), ...chosen }).toString();
   history.replaceState(null, "", url);
   const mine = ++ticket;
-  const results = q.trim() ? await search(q, { filters: chosen, limit: 20 }) : [];
-  if (mine === ticket) show(q, results);
+  try {
+    const onSignatures = (first) => mine === ticket && show(q, first);
+    const results = q.trim() ? await search(q, { filters: chosen, limit: 20, onSignatures }) : [];
+    if (mine === ticket) show(q, results);
+  } finally {
+    running = false;
+    if (again) {
+      again = false;
+      run();
+    }
+  }
 }
 
 const params = new URLSearchParams(location.search);

@@ -82,6 +82,8 @@ function highlightToc() {
   }
 }
 
+const DEBOUNCE_MS = 40;
+
 /** The header search box: results appear below it as the user types (a combobox with a listbox). */
 function headerSearch() {
   const box = document.getElementById("site-search");
@@ -149,13 +151,38 @@ function headerSearch() {
     box.setAttribute("aria-expanded", "true");
     active = -1;
   };
-  box.addEventListener("input", async () => {
+  // One search at a time: keys typed meanwhile only update the query that runs next.
+  let timer = 0;
+  let running = false;
+  let wanted = null;
+  const run = async () => {
+    if (running || wanted === null) return;
+    running = true;
+    const { q, mine } = wanted;
+    wanted = null;
+    try {
+      core ??= await import("./search-core.js");
+      const onSignatures = (first) => mine === ticket && render(q, first);
+      const results = await core.search(q, { limit: 8, onSignatures });
+      if (mine === ticket) render(q, results);
+    } finally {
+      running = false;
+      run();
+    }
+  };
+  box.addEventListener("input", () => {
     const q = box.value;
     const mine = ++ticket;
-    if (!q.trim()) return close();
-    core ??= await import("./search-core.js");
-    const results = await core.search(q, { limit: 8 });
-    if (mine === ticket) render(q, results);
+    clearTimeout(timer);
+    if (!q.trim()) {
+      wanted = null;
+      return close();
+    }
+    wanted = { q, mine };
+    // A pasted error line is answered from the signatures at once, even while Pagefind is busy.
+    const quick = core?.quickHits(q);
+    if (quick?.length) render(q, quick);
+    timer = setTimeout(run, DEBOUNCE_MS);
   });
   box.addEventListener("keydown", (e) => {
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
