@@ -114,51 +114,22 @@ def pages(site: Site) -> list[Page]:
                 f"failures/{page.id}/index.html", "entry.html", {"page": page}, frozenset({page.id, *related})
             )
         )
-    for cid, cat in sorted(site.categories.items()):
-        members = [site.pages[e] for e in site.by_category.get(cid, [])]
-        out.append(
-            Page(
-                f"categories/{cid}/index.html",
-                "list.html",
-                {
-                    "heading": cat.title,
-                    "kind": "Category",
-                    "description": cat.description,
-                    "pages": sorted(members, key=site.sort_key),
-                },
-                frozenset(p.id for p in members),
-            )
-        )
-    for sid, system in sorted(site.systems.items()):
-        members = [site.pages[e] for e in site.by_system.get(sid, [])]
-        out.append(
-            Page(
-                f"systems/{sid}/index.html",
-                "list.html",
-                {
-                    "heading": system.title,
-                    "kind": "System",
-                    "description": system.description,
-                    "pages": sorted(members, key=site.sort_key),
-                },
-                frozenset(p.id for p in members),
-            )
-        )
-    for tag, ids in sorted(site.by_tag.items()):
-        members = [site.pages[e] for e in ids]
-        out.append(
-            Page(
-                f"tags/{tag}/index.html",
-                "list.html",
-                {
-                    "heading": tag,
-                    "kind": "Tag",
-                    "description": f"Failures tagged '{tag}'.",
-                    "pages": sorted(members, key=site.sort_key),
-                },
-                frozenset(ids),
-            )
-        )
+    listings = [
+        ("categories", "Category", cid, cat.title, cat.description, site.by_category.get(cid, []))
+        for cid, cat in sorted(site.categories.items())
+    ]
+    listings += [
+        ("systems", "System", sid, system.title, system.description, site.by_system.get(sid, []))
+        for sid, system in sorted(site.systems.items())
+    ]
+    listings += [
+        ("tags", "Tag", tag, tag, f"Failures tagged '{tag}'.", ids)
+        for tag, ids in sorted(site.by_tag.items())
+    ]
+    for folder, kind, key, heading, description, ids in listings:
+        members = sorted((site.pages[e] for e in ids), key=site.sort_key)
+        context = {"heading": heading, "kind": kind, "description": description, "pages": members}
+        out.append(Page(f"{folder}/{key}/index.html", "list.html", context, frozenset(ids)))
     return out
 
 
