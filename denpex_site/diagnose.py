@@ -48,7 +48,9 @@ SMALL = 1 << 20
 TRACEBACK_REACH = 400
 """A hit at most this many lines after a traceback start is attributed to that traceback."""
 ROLE_ORDER = {"root-cause": 0, "warning": 1, "collateral": 2}
-_RANK_IN_NAME = re.compile(r"(?:^|[^A-Za-z])(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?:\.[A-Za-z0-9]+)*$", re.I)
+_RANK_IN_NAME = re.compile(
+    r"(?:^|[^A-Za-z])(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?:\.[A-Za-z0-9]+)*$", re.I
+)
 
 
 def rank_from_file_name(name: str) -> int | None:

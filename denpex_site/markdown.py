@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
@@ -26,13 +27,18 @@ def slugify(text: str) -> str:
     return re.sub(r"[\s_-]+", "-", slug).strip("-") or "section"
 
 
+@lru_cache(maxsize=256)
+def _lexer(language: str) -> Lexer:
+    try:
+        return get_lexer_by_name(language or "text", stripnl=False)
+    except ClassNotFound:
+        return get_lexer_by_name("text", stripnl=False)
+
+
 @lru_cache(maxsize=4096)
 def highlight(code: str, language: str) -> str:
     """Highlight a code block with Pygments; unknown languages are escaped as plain text."""
-    try:
-        lexer = get_lexer_by_name(language or "text", stripnl=False)
-    except ClassNotFound:
-        lexer = get_lexer_by_name("text", stripnl=False)
+    lexer = _lexer(language)
     body = pygments_highlight(code, lexer, _FORMATTER)
     lang = escape(language or "text")
     return f'<pre class="code" data-lang="{lang}"><code class="language-{lang}">{body}</code></pre>\n'

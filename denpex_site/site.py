@@ -47,7 +47,7 @@ class EntryPage:
     html: dict[str, markdown.Rendered]
     compiled: list[Compiled | None]
     backlinks: list[str] = field(default_factory=list)
-    cache: dict[object, str] = field(default_factory=dict)
+    cache: dict[object, object] = field(default_factory=dict)
     """Serialised forms of this entry, kept across incremental rebuilds while the bundle is unchanged."""
 
     @property
@@ -81,6 +81,11 @@ class EntryPage:
         )
 
     def anchors(self) -> set[str]:
+        if "anchors" not in self.cache:
+            self.cache["anchors"] = self._anchors()  # type: ignore[assignment]
+        return self.cache["anchors"]  # type: ignore[return-value]
+
+    def _anchors(self) -> set[str]:
         found = set(SECTION_ANCHORS)
         for rendered in self.html.values():
             found.update(rendered.anchors)
