@@ -338,6 +338,17 @@ def _check_adjacent(pieces: list[Piece]) -> None:
 
 _WS_CHARS = frozenset({9, 32})
 
+COMMON_WORDS = frozenset(
+    w.lower()
+    for w in (
+        "RuntimeError:", "RuntimeError", "ValueError:", "TypeError:", "Traceback", "Exception", "Error:", "error:",
+        "distributed", "torch.distributed", "ProcessGroupNCCL.cpp", "process", "processes", "parameters",
+        "Parameter", "Parameters", "training", "warning", "UserWarning:", "FutureWarning:", "operation", "expected",
+        "Expected", "failed", "timeout", "because", "following", "default",
+    )
+)
+"""Words that fill healthy logs too: a signature's anchor is another of its words where it has one."""
+
 
 def _fold_spaces(pieces: list[Piece]) -> list[Piece]:
     """A space run next to a part that can also take spaces matches exactly one space or tab.
@@ -384,7 +395,7 @@ def compile_pattern(pattern: str) -> Compiled:
         elif is_lit:
             merged.append(p.literal)
         prev_literal = is_lit
-    anchor = max(merged or [""], key=len)
+    anchor = max(merged or [""], key=lambda word: (word.lower() not in COMMON_WORDS, len(word)))
     if len(anchor) < 4:
         raise PatternError("too general: the pattern needs a literal word of at least 4 characters", 1)
     regex = "".join(p.regex for p in pieces)

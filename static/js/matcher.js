@@ -25,7 +25,10 @@ export function compileBundle(bundle) {
   if (bundle.schema_version !== SCHEMA_VERSION) throw new Error(`unsupported signature bundle version ${bundle.schema_version}`);
   const norm = bundle.normalize;
   const rules = bundle.signatures.map((s) => ({ ...s, re: new RegExp(s.regex, "u") }));
-  const scan = [...bundle.signatures.map((s) => `(?:${s.regex})`), `(?:${escapeRe(TRACEBACK)})`].join("|");
+  // Candidate lines are found by the signatures' anchors (literal words every match contains):
+  // V8's backtracking engine is slow on one big alternation of the full patterns.
+  const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), TRACEBACK])];
+  const scan = anchors.map(escapeRe).join("|");
   return {
     entries: bundle.entries,
     ansi: new RegExp(norm.ansi, "g"),
@@ -233,7 +236,7 @@ class FileScan {
   /** Feed raw bytes (a Uint8Array the caller may reuse); returns false once the file is known to be binary. */
   push(bytes) {
     if (this.info.skipped) return false;
-    this.blocks.push(bytes.slice());
+    this.blocks.push(new Uint8Array(bytes)); // a copy (Node's Buffer#slice would share memory)
     this.size += bytes.length;
     if (!this.checked) {
       if (this.size <= WRAP_SAMPLE) return true;
@@ -292,7 +295,7 @@ class FileScan {
       this.skipping = true;
       tail = tail.subarray(0, 0);
     }
-    this.blocks = tail.length ? [tail.slice()] : [];
+    this.blocks = tail.length ? [new Uint8Array(tail)] : [];
     this.size = tail.length;
   }
 
