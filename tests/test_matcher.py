@@ -299,7 +299,7 @@ def test_agree_across_block_boundaries(bundle_path: Path, tmp_path: Path) -> Non
         for line in p.read_text().splitlines()[:30]
     ]
     with open(log, "w") as fh:
-        for i in range(260_000):
+        for i in range(330_000):
             fh.write(
                 f"[rank{i % 8}]: step {i} loss {i % 97 / 31:.4f} tokens/s {40000 + i % 977} grad_norm 0.{i % 89}\n"
             )
