@@ -344,7 +344,10 @@ COMMON_WORDS = frozenset(
         "RuntimeError:", "RuntimeError", "ValueError:", "TypeError:", "Traceback", "Exception", "Error:", "error:",
         "distributed", "torch.distributed", "ProcessGroupNCCL.cpp", "process", "processes", "parameters",
         "Parameter", "Parameters", "training", "warning", "UserWarning:", "FutureWarning:", "operation", "expected",
-        "Expected", "failed", "timeout", "because", "following", "default",
+        "Expected", "failed", "timeout", "because", "following", "default", "checkpoint", "checkpoint.py",
+        "loading", "saving", "model", "module", "tensor", "tensors", "device", "worker", "workers", "memory",
+        "epoch", "batch", "step", "loss", "torch", "cuda", "NCCL", "INFO", "WARNING", "dataloader", "DataLoader",
+        "training", "train.py", "shape", "state_dict", "gradient", "gradients", "optimizer", "learning",
     )
 )
 """Words that fill healthy logs too: a signature's anchor is another of its words where it has one."""
