@@ -398,7 +398,7 @@ def compile_pattern(pattern: str) -> Compiled:
         elif is_lit:
             merged.append(p.literal)
         prev_literal = is_lit
-    anchor = max(merged or [""], key=lambda word: (word.lower() not in COMMON_WORDS, len(word)))
+    anchor = max(merged or [""], key=lambda word: (len(word) >= 6 and word.lower() not in COMMON_WORDS, len(word)))
     if len(anchor) < 4:
         raise PatternError("too general: the pattern needs a literal word of at least 4 characters", 1)
     regex = "".join(p.regex for p in pieces)
