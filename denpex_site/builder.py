@@ -213,7 +213,8 @@ class Builder:
         render_all(env, page_list, out, self.jobs)
         self._write_data(out, config, site, page_list)
 
-    def _write_data(self, out: Path, config: SiteConfig, site: Site, page_list: list[render.Page]) -> None:
+    def _write_entry_data(self, out: Path, config: SiteConfig, site: Site) -> None:
+        """The API documents built from every entry, and the bundle the package ships."""
         write_file(out / "api/entries.json", render.entries_json(site, config))
         bundle = signatures_json(site)
         write_file(out / "api/signatures.json", bundle)
@@ -222,6 +223,9 @@ class Builder:
             packaged = PACKAGE_ROOT / "denpex_site" / "data" / "signatures.json"
             if not packaged.is_file() or packaged.read_text(encoding="utf-8") != bundle:
                 write_file(packaged, bundle)
+
+    def _write_data(self, out: Path, config: SiteConfig, site: Site, page_list: list[render.Page]) -> None:
+        self._write_entry_data(out, config, site)
         write_file(out / "api/search.json", render.search_json(site))
         urls = [p.url for p in page_list if p.path != "404.html"]
         write_file(out / "sitemap.xml", render.sitemap(urls, config))
@@ -282,9 +286,16 @@ class Builder:
                 entry_pages.update(r.id for r in view.entry.related)
                 entry_pages.update(view.backlinks)
         entry_pages.update(e for e, p in site.pages.items() if p.backlinks != old.pages[e].backlinks)
+        self.env.globals["site"] = site
+        if not shown:
+            # Nothing that other pages show has changed: only entry pages and the entry data.
+            for eid in sorted(entry_pages):
+                write_page(self.env, render.entry_page(site.pages[eid]), self.out)
+            self._write_entry_data(self.out, self.config, site)
+            self.content, self.site = content, site
+            return time.perf_counter() - start
         old_paths = {p.path for p in render.pages(old)}
         page_list = render.pages(site)
-        self.env.globals["site"] = site
         for page in page_list:
             subject = page.context.get("page")
             if subject is not None:

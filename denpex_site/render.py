@@ -93,6 +93,13 @@ def identifier_words(page: EntryPage) -> str:
     return " · ".join(sorted(words))
 
 
+def entry_page(page: EntryPage) -> Page:
+    related = {r.id for r in page.entry.related} | set(page.backlinks)
+    return Page(
+        f"failures/{page.id}/index.html", "entry.html", {"page": page}, frozenset({page.id, *related})
+    )
+
+
 def pages(site: Site) -> list[Page]:
     ordered = site.ordered()
     by_sev = sorted(ordered, key=site.sort_key)
@@ -107,13 +114,7 @@ def pages(site: Site) -> list[Page]:
         Page("diagnose/index.html", "diagnose.html"),
         Page("search/index.html", "search.html"),
     ]
-    for page in ordered:
-        related = {r.id for r in page.entry.related} | set(page.backlinks)
-        out.append(
-            Page(
-                f"failures/{page.id}/index.html", "entry.html", {"page": page}, frozenset({page.id, *related})
-            )
-        )
+    out.extend(entry_page(page) for page in ordered)
     listings = [
         ("categories", "Category", cid, cat.title, cat.description, site.by_category.get(cid, []))
         for cid, cat in sorted(site.categories.items())

@@ -341,13 +341,65 @@ _WS_CHARS = frozenset({9, 32})
 COMMON_WORDS = frozenset(
     w.lower()
     for w in (
-        "RuntimeError:", "RuntimeError", "ValueError:", "TypeError:", "Traceback", "Exception", "Error:", "error:",
-        "distributed", "torch.distributed", "ProcessGroupNCCL.cpp", "process", "processes", "parameters",
-        "Parameter", "Parameters", "training", "warning", "UserWarning:", "FutureWarning:", "operation", "expected",
-        "Expected", "failed", "timeout", "because", "following", "default", "checkpoint", "checkpoint.py",
-        "loading", "saving", "model", "module", "tensor", "tensors", "device", "worker", "workers", "memory",
-        "epoch", "batch", "step", "loss", "torch", "cuda", "NCCL", "INFO", "WARNING", "dataloader", "DataLoader",
-        "training", "train.py", "shape", "state_dict", "gradient", "gradients", "optimizer", "learning",
+        "RuntimeError:",
+        "RuntimeError",
+        "ValueError:",
+        "TypeError:",
+        "Traceback",
+        "Exception",
+        "Error:",
+        "error:",
+        "distributed",
+        "torch.distributed",
+        "ProcessGroupNCCL.cpp",
+        "process",
+        "processes",
+        "parameters",
+        "Parameter",
+        "Parameters",
+        "training",
+        "warning",
+        "UserWarning:",
+        "FutureWarning:",
+        "operation",
+        "expected",
+        "Expected",
+        "failed",
+        "timeout",
+        "because",
+        "following",
+        "default",
+        "checkpoint",
+        "checkpoint.py",
+        "loading",
+        "saving",
+        "model",
+        "module",
+        "tensor",
+        "tensors",
+        "device",
+        "worker",
+        "workers",
+        "memory",
+        "epoch",
+        "batch",
+        "step",
+        "loss",
+        "torch",
+        "cuda",
+        "NCCL",
+        "INFO",
+        "WARNING",
+        "dataloader",
+        "DataLoader",
+        "training",
+        "train.py",
+        "shape",
+        "state_dict",
+        "gradient",
+        "gradients",
+        "optimizer",
+        "learning",
     )
 )
 """Words that fill healthy logs too: a signature's anchor is another of its words where it has one."""
@@ -398,7 +450,9 @@ def compile_pattern(pattern: str) -> Compiled:
         elif is_lit:
             merged.append(p.literal)
         prev_literal = is_lit
-    anchor = max(merged or [""], key=lambda word: (len(word) >= 6 and word.lower() not in COMMON_WORDS, len(word)))
+    anchor = max(
+        merged or [""], key=lambda word: (len(word) >= 6 and word.lower() not in COMMON_WORDS, len(word))
+    )
     if len(anchor) < 4:
         raise PatternError("too general: the pattern needs a literal word of at least 4 characters", 1)
     regex = "".join(p.regex for p in pieces)
