@@ -175,6 +175,7 @@ class Builder:
         self.out = (out or self.paths.root / "_site").resolve()
         self.jobs = jobs or os.cpu_count() or 1
         self.index = index
+        self._stale_data = False
         self.config: SiteConfig | None = None
         self.content: Content | None = None
         self.site: Site | None = None
@@ -243,11 +244,18 @@ class Builder:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
 
+    def flush_data(self) -> None:
+        """Write the API documents an incremental rebuild left out (serve does this in the background)."""
+        if self._stale_data and self.site is not None and self.config is not None:
+            self._stale_data = False
+            self._write_entry_data(self.out, self.config, self.site)
+
     def rebuild_entries(self, ids: set[str]) -> float:
         """Reload the named entry folders and re-render only the pages they affect, in place.
 
         Falls back to a full build when there is no previous build or an entry was added or removed.
-        Returns the seconds it took.
+        The whole-site API documents (entries.json, signatures.json, 30 MB for 1,000 entries) are left
+        for :meth:`flush_data`. Returns the seconds it took.
         """
         start = time.perf_counter()
         if self.content is None or self.config is None or self.assets is None or self.env is None:
@@ -291,8 +299,8 @@ class Builder:
             # Nothing that other pages show has changed: only entry pages and the entry data.
             for eid in sorted(entry_pages):
                 write_page(self.env, render.entry_page(site.pages[eid]), self.out)
-            self._write_entry_data(self.out, self.config, site)
             self.content, self.site = content, site
+            self._stale_data = True  # the API documents: rewritten by flush_data()
             return time.perf_counter() - start
         old_paths = {p.path for p in render.pages(old)}
         page_list = render.pages(site)

@@ -35,7 +35,7 @@ class Watcher:
         self._stale = threading.Event()
 
     def reindex(self) -> None:
-        """Refresh the search index in the background, once more if edits arrive meanwhile."""
+        """Refresh the API documents and the search index in the background (again if edits arrive)."""
         self._stale.set()
         if not self._indexing.acquire(blocking=False):
             return
@@ -44,7 +44,9 @@ class Watcher:
             try:
                 while self._stale.is_set():
                     self._stale.clear()
-                    index_site(self.builder.out)
+                    self.builder.flush_data()
+                    if self.builder.index:
+                        index_site(self.builder.out)
             except RuntimeError as exc:
                 print(f"search index not refreshed: {exc}", file=sys.stderr)
             finally:
@@ -79,8 +81,7 @@ class Watcher:
             else:
                 took = self.builder.rebuild_entries(ids)
                 print(f"re-rendered {', '.join(sorted(ids))} in {took * 1000:.0f} ms", file=sys.stderr)
-                if self.builder.index:
-                    self.reindex()
+                self.reindex()
         except BuildFailed as exc:
             print(exc.problems.format(), file=sys.stderr)
             print(

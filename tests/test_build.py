@@ -146,7 +146,8 @@ def test_incremental_rebuild_updates_only_affected_pages(project: Path) -> None:
     entry = project / "content/failures/demo-oom/entry.yaml"
     entry.write_text(entry.read_text().replace("Reserved but unallocated memory", "Reserved but idle memory"))
     builder.rebuild_entries({"demo-oom"})
-    index_site(out)  # what `serve` does in the background after an incremental rebuild
+    builder.flush_data()  # what `serve` does in the background after an incremental rebuild
+    index_site(out)
     after = ours(out)
     changed = {k for k in after if before.get(k) != after[k]}
     assert "failures/demo-oom/index.html" in changed

@@ -308,4 +308,5 @@ def test_agree_across_block_boundaries(bundle_path: Path, tmp_path: Path) -> Non
     assert log.stat().st_size > 2 * 8 * 1024 * 1024
     py = python_result(bundle_path, [log])
     assert py == node_result(bundle_path, [log])
-    assert py["lines"] == sum(1 for _ in open(log, "rb"))
+    with open(log, "rb") as fh:
+        assert py["lines"] == sum(1 for _ in fh)

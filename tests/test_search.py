@@ -56,7 +56,7 @@ FLOOR = {"words": 0.9, "paraphrase": 0.6}
 )
 def test_pasted_error_line_returns_its_entry_first(
     search_page: object, site: tuple[str, Path], case: dict
-) -> None:  # noqa: F811
+) -> None:
     ids = top_ids(search_page, site[0], case["query"])
     assert ids[:1] == [case["expect"]], ids[:5]
 
@@ -64,7 +64,7 @@ def test_pasted_error_line_returns_its_entry_first(
 @pytest.mark.parametrize("kind", sorted(FLOOR))
 def test_words_and_paraphrases_keep_their_level(
     search_page: object, site: tuple[str, Path], kind: str
-) -> None:  # noqa: F811
+) -> None:
     cases = [q for q in QUERIES if q["kind"] == kind]
     misses = []
     for case in cases:
