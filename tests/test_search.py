@@ -23,7 +23,7 @@ QUERIES = yaml.safe_load((Path(__file__).parent / "search_queries.yaml").read_te
 
 
 @pytest.fixture(scope="module")
-def search_page(browser: object, site: tuple[str, Path]) -> Iterator[object]:  # noqa: F811
+def search_page(browser: object, site: tuple[str, Path]) -> Iterator[object]:
     context = browser.new_context()
     page = context.new_page()
     page.goto(site[0] + "/search/")
@@ -39,7 +39,7 @@ def top_ids(page: object, base: str, query: str) -> list[str]:
     )
 
 
-def test_query_file_is_sound(site: tuple[str, Path]) -> None:  # noqa: F811
+def test_query_file_is_sound(site: tuple[str, Path]) -> None:
     assert len(QUERIES) >= 60
     kinds = {q["kind"] for q in QUERIES}
     assert kinds == {"words", "paraphrase", "error-line"}, kinds
@@ -75,7 +75,7 @@ def test_words_and_paraphrases_keep_their_level(
     assert share >= FLOOR[kind], f"{kind}: {share:.0%} first; misses:\n" + "\n".join(misses)
 
 
-def test_error_line_hits_are_marked_and_highlighted(search_page: object, site: tuple[str, Path]) -> None:  # noqa: F811
+def test_error_line_hits_are_marked_and_highlighted(search_page: object, site: tuple[str, Path]) -> None:
     case = next(q for q in QUERIES if q["kind"] == "error-line")
     top_ids(search_page, site[0], case["query"])
     first = search_page.locator("#search-results [data-entry-id]").first
@@ -83,7 +83,7 @@ def test_error_line_hits_are_marked_and_highlighted(search_page: object, site: t
     assert first.locator("mark").count() == 1
 
 
-def test_header_search_keyboard(browser: object, site: tuple[str, Path]) -> None:  # noqa: F811
+def test_header_search_keyboard(browser: object, site: tuple[str, Path]) -> None:
     context = browser.new_context()
     p = context.new_page()
     watch = Watch(p, site[0])
@@ -110,7 +110,7 @@ def test_header_search_keyboard(browser: object, site: tuple[str, Path]) -> None
     context.close()
 
 
-def test_search_page_without_javascript(browser: object, site: tuple[str, Path]) -> None:  # noqa: F811
+def test_search_page_without_javascript(browser: object, site: tuple[str, Path]) -> None:
     context = browser.new_context(java_script_enabled=False)
     p = context.new_page()
     p.goto(site[0] + "/")
@@ -122,7 +122,7 @@ def test_search_page_without_javascript(browser: object, site: tuple[str, Path])
     context.close()
 
 
-def test_search_adds_little_transfer_until_typing(browser: object, site: tuple[str, Path]) -> None:  # noqa: F811
+def test_search_adds_little_transfer_until_typing(browser: object, site: tuple[str, Path]) -> None:
     context = browser.new_context()
     p = context.new_page()
     sizes: dict[str, int] = {}
@@ -144,7 +144,7 @@ def test_search_adds_little_transfer_until_typing(browser: object, site: tuple[s
     context.close()
 
 
-def test_opensearch_description(site: tuple[str, Path]) -> None:  # noqa: F811
+def test_opensearch_description(site: tuple[str, Path]) -> None:
     text = (site[1] / "opensearch.xml").read_text()
     assert "/search/?q={searchTerms}" in text
     home = (site[1] / "index.html").read_text()
