@@ -91,7 +91,7 @@ def test_header_search_keyboard(browser: object, site: tuple[str, Path]) -> None
     p.keyboard.press("/")
     assert p.evaluate("document.activeElement.id") == "site-search"
     p.keyboard.type("unused parameters", delay=20)
-    p.wait_for_selector("#search-popup [role=option]")
+    p.wait_for_selector("#search-popup[data-state=done] [role=option]")
     box = p.locator("#site-search")
     assert box.get_attribute("aria-expanded") == "true"
     p.keyboard.press("ArrowDown")

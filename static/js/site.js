@@ -121,6 +121,8 @@ function headerSearch() {
     all[active].scrollIntoView({ block: "nearest" });
   };
   const render = (q, results) => {
+    // Results arrive in steps (signatures, then full text): keep the option the user moved to.
+    const keep = active >= 0 ? options()[active]?.dataset.entryId : null;
     popup.replaceChildren();
     results.forEach((r, i) => {
       const li = document.createElement("li");
@@ -150,6 +152,8 @@ function headerSearch() {
     popup.hidden = false;
     box.setAttribute("aria-expanded", "true");
     active = -1;
+    const again = keep ? options().findIndex((o) => o.dataset.entryId === keep) : -1;
+    if (again >= 0) highlight(again);
   };
   // One search at a time: keys typed meanwhile only update the query that runs next.
   let timer = 0;
@@ -164,7 +168,10 @@ function headerSearch() {
       core ??= await import("./search-core.js");
       const onSignatures = (first) => mine === ticket && render(q, first);
       const results = await core.search(q, { limit: 8, onSignatures });
-      if (mine === ticket) render(q, results);
+      if (mine === ticket) {
+        render(q, results);
+        popup.dataset.state = "done";
+      }
     } finally {
       running = false;
       run();
@@ -179,6 +186,7 @@ function headerSearch() {
       return close();
     }
     wanted = { q, mine };
+    popup.dataset.state = "searching";
     // A pasted error line is answered from the signatures at once, even while Pagefind is busy.
     const quick = core?.quickHits(q);
     if (quick?.length) render(q, quick);
