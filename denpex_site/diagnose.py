@@ -24,6 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from .logtext import clean_line
+
 try:  # RE2 scans bytes in linear time, many times faster than `re` for one big alternation.
     import re2  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - exercised where google-re2 is missing
@@ -102,7 +104,6 @@ class Engine:
             raise ValueError(f"unsupported signature bundle version {bundle.get('schema_version')!r}")
         self.entries: dict[str, dict[str, Any]] = bundle["entries"]
         norm = bundle["normalize"]
-        self.ansi = re.compile(norm["ansi"])
         self.ansi_bytes = re.compile(norm["ansi"].encode())
         self.prefixes = [re.compile(p["regex"], re.ASCII) for p in norm["rank_prefixes"]]
         self.stamps = [re.compile(t["regex"], re.ASCII) for t in norm["timestamps"]]
@@ -143,14 +144,8 @@ class Engine:
     # -- one line -------------------------------------------------------------------------------
 
     def clean(self, line: str) -> str:
-        if len(line) > MAX_LINE:
-            line = line[:MAX_LINE]
-        if "\x1b" in line:
-            line = self.ansi.sub("", line)
-        if "\r" in line:
-            parts = [p for p in line.split("\r") if p]
-            line = parts[-1] if parts else ""
-        return line
+        """The first MAX_LINE characters of a line, cleaned as every check sees lines."""
+        return clean_line(line[:MAX_LINE])
 
     def prefix(self, line: str) -> tuple[int | None, str]:
         for rx in self.prefixes:
