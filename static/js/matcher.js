@@ -1,7 +1,8 @@
 // The log matcher core, the same algorithm as denpex_site/diagnose.py: both read the signature
 // bundle and give the same JSON. Pure ES module without DOM access: it runs in a Web Worker in the
-// browser and under Node. Text arrives in blocks; one combined regular expression finds the few
-// candidate lines, and only those are cleaned and checked against each signature.
+// browser and under Node. Bytes arrive in blocks; an Aho-Corasick automaton over the signatures'
+// anchors (literal words every match contains) finds the few candidate lines in the raw bytes, and
+// only those are decoded, cleaned and checked against each signature.
 
 export const SCHEMA_VERSION = 1;
 const MAX_LINE = 65536;
@@ -12,6 +13,8 @@ const BINARY_SAMPLE = 8192;
 const WRAP_SAMPLE = 1 << 20;
 const WRAP_LINES = 4000;
 const BLOCK = 8 << 20;
+const NEWLINE = 10;
+const ESC = 27;
 const TRACEBACK = "Traceback (most recent call last):";
 const TRACEBACK_REACH = 400;
 const ROLE_ORDER = { "root-cause": 0, warning: 1, collateral: 2 };
@@ -19,23 +22,73 @@ const ROLE_ORDER = { "root-cause": 0, warning: 1, collateral: 2 };
 /** A copy of a short string that does not keep the block it was cut from alive. */
 const own = (s) => JSON.parse(JSON.stringify(s));
 
-const escapeRe = (s) => s.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
+/**
+ * A deterministic Aho-Corasick automaton over UTF-8 bytes. ``step[state + byteClass[b]]`` is the
+ * next state, pre-multiplied by the number of classes; it is negative (``-next - 1``) when an
+ * anchor ends at that byte or the byte is a newline, the two events the scan stops for.
+ */
+function automaton(words) {
+  const encoded = words.map((w) => new TextEncoder().encode(w));
+  const byteClass = new Uint16Array(256);
+  let classes = 1;
+  byteClass[NEWLINE] = classes++;
+  for (const w of encoded) for (const b of w) if (!byteClass[b]) byteClass[b] = classes++;
+  const children = [new Map()];
+  const accepts = [false];
+  for (const w of encoded) {
+    let state = 0;
+    for (const b of w) {
+      let next = children[state].get(byteClass[b]);
+      if (next === undefined) {
+        next = children.length;
+        children.push(new Map());
+        accepts.push(false);
+        children[state].set(byteClass[b], next);
+      }
+      state = next;
+    }
+    accepts[state] = true;
+  }
+  const goto = new Int32Array(children.length * classes);
+  const fail = new Int32Array(children.length);
+  const queue = [];
+  for (const [k, next] of children[0]) {
+    goto[k] = next;
+    queue.push(next);
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const state = queue[head];
+    accepts[state] ||= accepts[fail[state]];
+    for (let k = 1; k < classes; k++) {
+      const next = children[state].get(k);
+      if (next === undefined) goto[state * classes + k] = goto[fail[state] * classes + k];
+      else {
+        fail[next] = goto[fail[state] * classes + k];
+        goto[state * classes + k] = next;
+        queue.push(next);
+      }
+    }
+  }
+  const step = new Int32Array(goto.length);
+  for (let i = 0; i < goto.length; i++) {
+    const next = goto[i] * classes;
+    step[i] = accepts[goto[i]] || i % classes === byteClass[NEWLINE] ? -next - 1 : next;
+  }
+  return { byteClass, step };
+}
 
 export function compileBundle(bundle) {
   if (bundle.schema_version !== SCHEMA_VERSION) throw new Error(`unsupported signature bundle version ${bundle.schema_version}`);
   const norm = bundle.normalize;
   const rules = bundle.signatures.map((s) => ({ ...s, re: new RegExp(s.regex, "u") }));
-  // Candidate lines are found by the signatures' anchors (literal words every match contains):
-  // V8's backtracking engine is slow on one big alternation of the full patterns.
   const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), TRACEBACK])];
-  const scan = anchors.map(escapeRe).join("|");
   return {
     entries: bundle.entries,
     ansi: new RegExp(norm.ansi, "g"),
     prefixes: norm.rank_prefixes.map((p) => new RegExp(p.regex, "u")),
     stamps: norm.timestamps.map((t) => new RegExp(t.regex, "u")),
     rules,
-    scan: new RegExp(scan, "gu"),
+    scan: automaton(anchors),
   };
 }
 
@@ -221,7 +274,6 @@ class FileScan {
     this.d = diagnosis;
     this.index = index;
     this.info = info;
-    this.decoder = new TextDecoder("utf-8");
     this.blocks = [];
     this.size = 0;
     this.checked = false;
@@ -272,10 +324,10 @@ class FileScan {
 
   /** Scan every whole line held; keep the unfinished last line as bytes. */
   flush() {
-    let data = this.joinBlocks();
+    const data = this.joinBlocks();
     let start = 0;
     if (this.skipping) {
-      const nl = data.indexOf(10);
+      const nl = data.indexOf(NEWLINE);
       if (nl < 0) {
         this.blocks = [];
         this.size = 0;
@@ -285,12 +337,12 @@ class FileScan {
       this.lineNo += 1;
       this.skipping = false;
     }
-    const cut = data.lastIndexOf(10) + 1;
-    if (cut > start) this.lineNo = this.scanText(this.decoder.decode(data.subarray(start, cut)), this.lineNo);
+    const cut = data.lastIndexOf(NEWLINE) + 1;
+    if (cut > start) this.lineNo = this.scanBytes(data.subarray(start, cut), this.lineNo);
     let tail = data.subarray(Math.max(cut, start));
     if (tail.length > MAX_CARRY) {
       // An endless line: look at its head once, then skip to the next newline.
-      this.scanText(this.decoder.decode(tail.subarray(0, MAX_CARRY)) + "\n", this.lineNo);
+      this.scanBytes(withNewline(tail.subarray(0, MAX_CARRY)), this.lineNo);
       this.d.notes.push(`${this.info.name}: line ${this.lineNo + 1} is longer than ${MAX_CARRY / 1024} KiB; only its start was read.`);
       this.skipping = true;
       tail = tail.subarray(0, 0);
@@ -299,27 +351,32 @@ class FileScan {
     this.size = tail.length;
   }
 
-  /** Scan decoded text of whole lines (ending with a newline) that follows line ``base``; returns the last line's number. */
-  scanText(text, base) {
-    let chunk = text;
-    if (chunk.includes("\x1b")) chunk = chunk.replace(this.d.c.ansi, "");
-    if (this.wrap !== null) return this.scanWrapped(chunk, base);
-    const scan = this.d.c.scan;
-    const end = chunk.length;
-    let lineNo = base;
-    let counted = 0;
-    let pos = 0;
-    while (pos < end) {
-      scan.lastIndex = pos;
-      const m = scan.exec(chunk);
-      if (!m) break;
-      const start = chunk.lastIndexOf("\n", m.index - 1) + 1;
-      const stop = chunk.indexOf("\n", m.index);
-      lineNo += countNewlines(chunk, counted, start) + 1;
-      this.d.checkLine(chunk.slice(start, stop), this, lineNo);
-      counted = pos = stop + 1;
+  /** Scan whole lines of bytes (ending with a newline) that follow line ``base``; returns the last line's number. */
+  scanBytes(data, base) {
+    if (this.wrap !== null || data.includes(ESC)) {
+      let text = decoder.decode(data);
+      if (text.includes("\x1b")) text = text.replace(this.d.c.ansi, "");
+      if (this.wrap !== null) return this.scanWrapped(text, base);
+      data = new TextEncoder().encode(text);
     }
-    return lineNo + countNewlines(chunk, counted, end);
+    const { byteClass, step } = this.d.c.scan;
+    let lines = 0;
+    let lineStart = 0;
+    let state = 0;
+    for (let i = 0, end = data.length; i < end; i++) {
+      state = step[state + byteClass[data[i]]];
+      if (state >= 0) continue;
+      state = -state - 1;
+      if (data[i] !== NEWLINE) {
+        // An anchor ends here: check its whole line, then go on after it.
+        i = data.indexOf(NEWLINE, i);
+        this.d.checkLine(decoder.decode(data.subarray(lineStart, i)), this, base + lines + 1);
+        state = 0;
+      }
+      lines += 1;
+      lineStart = i + 1;
+    }
+    return base + lines;
   }
 
   /** The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each. */
@@ -349,10 +406,7 @@ class FileScan {
     if (this.info.skipped) return;
     this.flush();
     if (this.skipping) this.lineNo += 1;
-    else if (this.size) {
-      const last = this.decoder.decode(this.joinBlocks()) + "\n";
-      this.lineNo = this.scanText(last, this.lineNo);
-    }
+    else if (this.size) this.lineNo = this.scanBytes(withNewline(this.joinBlocks()), this.lineNo);
     this.blocks = [];
     if (this.joined !== null) {
       this.d.checkLine(this.joined, this, this.joinedLine);
@@ -363,12 +417,12 @@ class FileScan {
   }
 }
 
-function countNewlines(text, from, to) {
-  let n = 0;
-  let i = text.indexOf("\n", from);
-  while (i >= 0 && i < to) {
-    n++;
-    i = text.indexOf("\n", i + 1);
-  }
-  return n;
+/** Keeps a leading byte-order mark, as Python's decoder does. */
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+function withNewline(bytes) {
+  const out = new Uint8Array(bytes.length + 1);
+  out.set(bytes);
+  out[bytes.length] = NEWLINE;
+  return out;
 }
