@@ -48,24 +48,70 @@ class Document:
     path: Path
     data: Any
     lines: LineMap
+    todos: list[Loc] = field(default_factory=list)
+    """Where string values still hold the scaffold's TODO marker."""
 
 
-def _walk(node: yaml.Node, loc: Loc, lines: LineMap, dupes: list[tuple[Loc, tuple[int, int]]]) -> None:
-    lines.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            child = (*loc, key)
-            mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            if key in seen:
-                dupes.append((child, mark))
-            seen.add(key)
-            lines.keys[child] = mark
-            _walk(value_node, child, lines, dupes)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _walk(item, (*loc, i), lines, dupes)
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _Unusual(Exception):
+    """A document with merge keys: PyYAML's own constructor takes it."""
+
+
+class _Recursive(Exception):
+    """An alias that refers to one of its own parents."""
+
+    def __init__(self, node: yaml.Node) -> None:
+        self.node = node
+
+
+class _Walker:
+    """One pass over the composed nodes: positions, duplicate keys, TODO markers and the data.
+
+    Building the data here (instead of a second pass through PyYAML's constructor) is what keeps
+    loading a thousand entries fast; only non-string scalars go through the constructor, so the
+    values are exactly what ``yaml.safe_load`` gives.
+    """
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+        self.lines = LineMap()
+        self.dupes: list[tuple[Loc, tuple[int, int]]] = []
+        self.todos: list[Loc] = []
+        self.open: set[int] = set()
+
+    def scalar(self, node: yaml.Node) -> Any:
+        return node.value if node.tag == _STR else self.loader.construct_object(node, deep=True)
+
+    def walk(self, node: yaml.Node, loc: Loc) -> Any:
+        self.lines.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.ScalarNode):
+            value = self.scalar(node)
+            if isinstance(value, str) and TODO_MARK in value:
+                self.todos.append(loc)
+            return value
+        if id(node) in self.open:
+            raise _Recursive(node)
+        self.open.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.walk(item, (*loc, i)) for i, item in enumerate(node.value)]
+            out: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == _MERGE or not isinstance(key_node, yaml.ScalarNode):
+                    raise _Unusual
+                key = str(key_node.value)
+                child = (*loc, key)
+                mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                if child in self.lines.keys:
+                    self.dupes.append((child, mark))
+                self.lines.keys[child] = mark
+                out[self.scalar(key_node)] = self.walk(value_node, child)
+            return out
+        finally:
+            self.open.discard(id(node))
 
 
 def read_yaml(path: Path, problems: Problems) -> Document | None:
@@ -81,7 +127,18 @@ def read_yaml(path: Path, problems: Problems) -> Document | None:
         if node is None:
             problems.add(path, 1, 1, "file", "the file is empty")
             return None
-        data = loader.construct_document(node)
+        walker = _Walker(loader)
+        try:
+            data = walker.walk(node, ())
+        except _Recursive as exc:
+            mark = exc.node.start_mark
+            problems.add(path, mark.line + 1, mark.column + 1, "yaml", "an alias refers to its own parent")
+            return None
+        except _Unusual:
+            walker = _Walker(loader)
+            data = loader.construct_document(node)
+            _positions(walker, node, ())
+            find_todo(data, (), walker.todos)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -92,12 +149,27 @@ def read_yaml(path: Path, problems: Problems) -> Document | None:
         return None
     finally:
         loader.dispose()
-    lines = LineMap()
-    dupes: list[tuple[Loc, tuple[int, int]]] = []
-    _walk(node, (), lines, dupes)
-    for loc, (line, col) in dupes:
+    for loc, (line, col) in walker.dupes:
         problems.add(path, line, col, dotted(loc), "duplicate key: the later value would silently win")
-    return Document(path, data, lines)
+    return Document(path, data, walker.lines, walker.todos)
+
+
+def _positions(walker: _Walker, node: yaml.Node, loc: Loc, depth: int = 0) -> None:
+    """Positions and duplicate keys only (for documents the constructor built)."""
+    walker.lines.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if depth > 100:
+        return
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            child = (*loc, str(key_node.value))
+            mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            if child in walker.lines.keys:
+                walker.dupes.append((child, mark))
+            walker.lines.keys[child] = mark
+            _positions(walker, value_node, child, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _positions(walker, item, (*loc, i), depth + 1)
 
 
 def find_todo(value: object, loc: Loc, found: list[Loc]) -> None:
@@ -213,8 +285,7 @@ def load_bundle(folder: Path, problems: Problems) -> Bundle | None:
     doc = read_yaml(path, problems)
     if doc is None:
         return None
-    todos: list[Loc] = []
-    find_todo(doc.data, (), todos)
+    todos = doc.todos
     for loc in todos:
         line, col = doc.lines.at(loc)
         problems.add(

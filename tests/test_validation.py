@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from denpex_site.builder import Builder, check, manifest
-from denpex_site.errors import BuildFailed
+from denpex_site.errors import BuildFailed, Problems
 
 ENTRY = "content/failures/demo-oom/entry.yaml"
 
@@ -241,6 +242,25 @@ def test_duplicate_yaml_key(built: tuple[Path, dict[str, str]]) -> None:
     edit(root, "severity: critical", "severity: critical\nseverity: low")
     problems = assert_fails_untouched(root, before)
     assert problems == [f"{ENTRY}:5:1: severity: duplicate key: the later value would silently win"]
+
+
+def test_recursive_alias_is_refused_at_its_line(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    edit(root, "severity: critical", "severity: critical\nloop: &loop [1, *loop]")
+    problems = assert_fails_untouched(root, before)
+    assert problems == [f"{ENTRY}:5:7: yaml: an alias refers to its own parent"]
+
+
+def test_yaml_merge_keys_load_as_pyyaml_loads_them(project: Path) -> None:
+    from denpex_site.load import read_yaml
+
+    file = project / "merge.yaml"
+    file.write_text("base: &b {title: x, n: 1}\nentry:\n  <<: *b\n  n: 2\n  when: 2026-11-30\n  todo: TODO\n")
+    doc = read_yaml(file, Problems(project))
+    assert doc is not None
+    assert doc.data == yaml.safe_load(file.read_text())
+    assert doc.lines.at(("entry", "n")) == (4, 6)
+    assert doc.todos == [("entry", "todo")]
 
 
 def test_all_problems_in_all_files_in_one_run(project: Path) -> None:
