@@ -318,9 +318,13 @@ class Builder:
 
 
 def index_site(out: Path) -> None:
-    """Build the Pagefind full-text index of ``out`` into ``out/pagefind``."""
+    """Build the Pagefind full-text index of ``out`` into ``out/pagefind``.
+
+    Only entry pages carry ``data-pagefind-body``, so only they are handed to Pagefind: parsing the
+    other pages would find nothing to index.
+    """
     proc = subprocess.run(
-        [sys.executable, "-m", "pagefind", "--site", str(out), "--quiet"],
+        [sys.executable, "-m", "pagefind", "--site", str(out), "--glob", "failures/*/index.html", "--quiet"],
         capture_output=True,
         text=True,
         check=False,
