@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
-from .logtext import clean_line
+from .logtext import MONTHS, clean_line
 
 try:  # RE2 scans bytes in linear time, many times faster than `re` for one big alternation.
     import re2  # type: ignore[import-not-found]
@@ -163,8 +163,13 @@ class Engine:
 
 
 def normalise_time(date: str, clock: str) -> str:
-    """A sortable 'MMDD HH:MM:SS.ffffff' from a glog 'MMDD' or an ISO 'YYYY-MM-DD' date."""
-    mmdd = date[5:7] + date[8:10] if "-" in date else date.zfill(4)
+    """A sortable 'MMDD HH:MM:SS.ffffff' from a glog 'MMDD', an ISO 'YYYY-MM-DD' or a syslog 'Nov 30' date."""
+    if "-" in date:
+        mmdd = date[5:7] + date[8:10]
+    elif date[:1].isalpha():
+        mmdd = f"{MONTHS.index(date[:3]) // 3 + 1:02d}{date[3:].strip().zfill(2)}"
+    else:
+        mmdd = date.zfill(4)
     hms, _, frac = clock.replace(",", ".").partition(".")
     return f"{mmdd} {hms}.{(frac + '000000')[:6]}"
 

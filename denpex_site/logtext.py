@@ -22,11 +22,22 @@ RANK_PREFIXES: list[tuple[str, str]] = [
 TIMESTAMPS: list[tuple[str, str]] = [
     ("glog", r"^\[?[IWEF]([0-9]{3,4})[ ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?)"),
     ("python", r"^\[?([0-9]{4}-[0-9]{2}-[0-9]{2})[ T]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:[,.][0-9]{1,6})?)"),
+    (
+        "syslog",
+        r"^((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ ]{1,2}[0-9]{1,2})[ ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?)",
+    ),
+    (
+        "dmesg",
+        r"^\[(?:[A-Z][a-z]{2}[ ])?((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ ]{1,2}[0-9]{1,2})[ ]([0-9]{2}:[0-9]{2}:[0-9]{2})[ ][0-9]{4}\]",
+    ),
 ]
 """Timestamps at the start of a line (after any rank prefix): group 1 the date, group 2 the time.
 
-glog and c10 print the month without a leading zero in some builds (``[E709 17:05:38.162555850``).
+glog and c10 print the month without a leading zero in some builds (``[E709 17:05:38.162555850``);
+journald and syslog print ``Nov 30 03:12:41``, ``dmesg -T`` prints ``[Mon Nov 30 03:12:41 2026]``.
 """
+
+MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec"
 
 _ANSI_RE = re.compile(ANSI)
 

@@ -111,8 +111,14 @@ function prefix(c, line) {
   return [null, line];
 }
 
+const MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
 export function normaliseTime(date, clock) {
-  const mmdd = date.includes("-") ? date.slice(5, 7) + date.slice(8, 10) : date.padStart(4, "0");
+  const mmdd = date.includes("-")
+    ? date.slice(5, 7) + date.slice(8, 10)
+    : /^[A-Za-z]/.test(date)
+      ? String(MONTHS.indexOf(date.slice(0, 3)) / 3 + 1).padStart(2, "0") + date.slice(3).trim().padStart(2, "0")
+      : date.padStart(4, "0");
   const [hms, frac = ""] = clock.replace(",", ".").split(".");
   return `${mmdd} ${hms}.${(frac + "000000").slice(0, 6)}`;
 }

@@ -20,7 +20,11 @@ after the error are the DataLoader shutting down a worker that is still blocked)
         faulthandler watchdog dumps the main thread's stack after 6 s and exits, to show
         where it waits (use py-spy dump --pid <pid> --subprocesses on a real job).
 
-Every variant exits non-zero. Captured output of the first three is in logs/.
+    python repro.py --slow-start --timeout 10
+        The fix for start-up: a timeout above the 5 s worker start-up. Prints "epoch done",
+        exit 0.
+
+Every variant above the last exits non-zero. Captured output of the first three is in logs/.
 """
 
 import argparse
@@ -51,6 +55,7 @@ def slow_init(worker_id):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--num-workers", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=3, help="DataLoader timeout in seconds")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--slow-start", action="store_true")
     g.add_argument("--no-timeout", action="store_true")
@@ -62,7 +67,7 @@ def main():
         Shards(stuck_index=None if args.slow_start else 4),
         batch_size=2,
         num_workers=args.num_workers,
-        timeout=0 if args.no_timeout else 3,
+        timeout=0 if args.no_timeout else args.timeout,
         worker_init_fn=slow_init if args.slow_start else None,
     )
     start = time.monotonic()
