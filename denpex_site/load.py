@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import Problems
-from .model import KEBAB, TODO_MARK, Category, CategoryFile, Entry, System, SystemFile
+from .model import KEBAB, PLAIN, TODO_MARK, Category, CategoryFile, Entry, System, SystemFile
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -241,6 +241,10 @@ def validate(doc: Document, model: type[BaseModel], problems: Problems) -> Any |
                     wanted = (err.get("ctx") or {}).get("pattern")
                     if wanted == KEBAB:
                         message = "must be kebab-case: lowercase letters and digits joined by '-'"
+                    elif wanted == PLAIN:
+                        message = (
+                            "must be plain text: backticks would show literally in tabs, feeds and links"
+                        )
                     message = f"{message} (got {err['input']!r})"
             problems.add(doc.path, line, col, dotted(loc), message)
         return None

@@ -19,6 +19,11 @@ SCHEMA_VERSION = 1
 KEBAB = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 KebabId = Annotated[str, StringConstraints(pattern=KEBAB, max_length=80)]
 Line = Annotated[str, StringConstraints(min_length=1, max_length=300, strip_whitespace=True)]
+PLAIN = r"^[^`]+$"
+PlainLine = Annotated[
+    str, StringConstraints(min_length=1, max_length=300, strip_whitespace=True, pattern=PLAIN)
+]
+"""A line shown as plain text (browser tabs, feeds, search results, links): no Markdown backticks."""
 Text = Annotated[str, StringConstraints(min_length=1, strip_whitespace=True)]
 """Markdown: rendered with markdown-it-py, raw HTML disabled."""
 
@@ -181,7 +186,7 @@ class Entry(Model):
     """One failure: the file content/failures/<id>/entry.yaml."""
 
     id: KebabId
-    title: Line
+    title: PlainLine
     category: KebabId
     severity: Severity
     added: dt.date

@@ -136,6 +136,7 @@ def _markdown_fields(entry: Entry) -> dict[tuple[str | int, ...], tuple[str, boo
     for i, item in enumerate(entry.prevention):
         out[("prevention", i)] = (item, False)
     for i, faq in enumerate(entry.faq):
+        out[("faq", i, "q")] = (faq.q, True)
         out[("faq", i, "a")] = (faq.a, False)
     for i, ex in enumerate(entry.fix.examples):
         if ex.note:

@@ -293,3 +293,20 @@ def test_copy_report_masks_private_details(page: tuple[object, Watch, str]) -> N
     assert "/failures/ddp-unused-parameters/" in report
     for secret in ("alice", "10.1.2.3", "gpu-node-17", "example.com"):
         assert secret not in report, secret
+
+
+def test_no_page_is_wider_than_a_phone(browser: object, site: tuple[str, Path]) -> None:
+    """At 420 px, no entry or index page scrolls sideways (long identifiers wrap, tables fit)."""
+    base, out = site
+    context = browser.new_context(viewport={"width": 420, "height": 800}, java_script_enabled=False)
+    p = context.new_page()
+    urls = ["/", "/failures/", "/diagnose/", "/search/"]
+    urls += [f"/failures/{d.parent.name}/" for d in sorted((out / "failures").glob("*/index.html"))]
+    wide = {}
+    for url in urls:
+        p.goto(base + url)
+        width = p.evaluate("document.documentElement.scrollWidth")
+        if width > 420:
+            wide[url] = width
+    context.close()
+    assert not wide, f"pages wider than the 420 px screen: {wide}"

@@ -244,6 +244,18 @@ def test_duplicate_yaml_key(built: tuple[Path, dict[str, str]]) -> None:
     assert problems == [f"{ENTRY}:5:1: severity: duplicate key: the later value would silently win"]
 
 
+def test_title_must_be_plain_text(built: tuple[Path, dict[str, str]]) -> None:
+    root, before = built
+    line = line_of(root, "title:")
+    text = (root / ENTRY).read_text().splitlines()[line - 1]
+    edit(root, text, 'title: "`torch.cuda.OutOfMemoryError` in the demo"')
+    problems = assert_fails_untouched(root, before)
+    assert len(problems) == 1
+    assert problems[0].startswith(
+        f"{ENTRY}:{line}:8: title: must be plain text: backticks would show literally"
+    )
+
+
 def test_recursive_alias_is_refused_at_its_line(built: tuple[Path, dict[str, str]]) -> None:
     root, before = built
     edit(root, "severity: critical", "severity: critical\nloop: &loop [1, *loop]")
