@@ -14,7 +14,7 @@ from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from . import markdown
 from .config import SiteConfig
@@ -37,6 +37,14 @@ class Page:
         return "/" + self.path.removesuffix("index.html")
 
 
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def code_spans(text: str | None) -> Markup:
+    """A plain-text field (a caption, a note, a source) with its `backtick` spans shown as code."""
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escape(text or ""))))
+
+
 def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -> Environment:
     env = Environment(
         loader=FileSystemLoader(templates),
@@ -57,6 +65,7 @@ def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -
     env.filters["md"] = lambda text: Markup(markdown.render(text).html)
     env.filters["inline_md"] = lambda text: Markup(markdown.inline(text))
     env.filters["highlight"] = lambda code, lang="text": Markup(markdown.highlight(code, lang))
+    env.filters["code_spans"] = code_spans
     env.filters["tojson_compact"] = lambda value: Markup(
         json.dumps(value, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
     )
