@@ -274,14 +274,19 @@ export class Diagnosis {
   }
 }
 
-/** Reads one file's bytes in blocks of any size; keeps at most one block and a short tail. */
+/**
+ * Reads one file's bytes, pushed in pieces of any size, through one buffer: each byte is copied
+ * once; every BLOCK new bytes, the whole lines held are scanned and only an unfinished last line is
+ * carried over to the front (the terminal matcher reads its files in the same blocks).
+ */
 class FileScan {
   constructor(diagnosis, index, info) {
     this.d = diagnosis;
     this.index = index;
     this.info = info;
-    this.blocks = [];
-    this.size = 0;
+    this.buf = new Uint8Array(0);
+    this.len = 0;
+    this.fresh = 0;
     this.checked = false;
     this.skipping = false;
     this.lineNo = 0;
@@ -294,49 +299,49 @@ class FileScan {
   /** Feed raw bytes (a Uint8Array the caller may reuse); returns false once the file is known to be binary. */
   push(bytes) {
     if (this.info.skipped) return false;
-    this.blocks.push(new Uint8Array(bytes)); // a copy (Node's Buffer#slice would share memory)
-    this.size += bytes.length;
-    if (!this.checked) {
-      if (this.size <= WRAP_SAMPLE) return true;
-      if (!this.inspect(false)) return false;
+    for (let at = 0; at < bytes.length; ) {
+      if (this.fresh === BLOCK) {
+        if (!this.checked && !this.inspect(false)) return false;
+        this.flush();
+      }
+      if (this.len === this.buf.length) {
+        const grown = new Uint8Array(Math.min(BLOCK + MAX_CARRY, Math.max(64 << 10, this.buf.length * 2)));
+        grown.set(this.buf.subarray(0, this.len));
+        this.buf = grown;
+      }
+      const n = Math.min(bytes.length - at, this.buf.length - this.len, BLOCK - this.fresh);
+      this.buf.set(bytes.subarray(at, at + n), this.len);
+      this.len += n;
+      this.fresh += n;
+      at += n;
     }
-    if (this.size >= BLOCK) this.flush();
-    return true;
-  }
-
-  joinBlocks() {
-    const all = this.blocks.length === 1 ? this.blocks[0] : new Uint8Array(this.size);
-    if (this.blocks.length > 1) {
-      let at = 0;
-      for (const b of this.blocks) { all.set(b, at); at += b.length; }
-    }
-    this.blocks = [all];
-    return all;
+    return this.checked || this.len <= WRAP_SAMPLE || this.inspect(false);
   }
 
   /** Binary and wrap detection on the first bytes of the file. */
   inspect(complete) {
     this.checked = true;
-    const all = this.joinBlocks();
-    if (looksBinary(all.subarray(0, BINARY_SAMPLE))) {
+    const head = this.buf.subarray(0, this.len);
+    if (looksBinary(head.subarray(0, BINARY_SAMPLE))) {
       this.info.skipped = "binary";
       this.d.notes.push(`${this.info.name}: looks like a binary file, not a text log; it was skipped.`);
-      this.blocks = [];
+      this.buf = new Uint8Array(0);
+      this.len = 0;
       return false;
     }
-    this.wrap = detectWrap(this.d.c, all.subarray(0, WRAP_SAMPLE), complete);
+    this.wrap = detectWrap(this.d.c, head.subarray(0, WRAP_SAMPLE), complete);
     return true;
   }
 
-  /** Scan every whole line held; keep the unfinished last line as bytes. */
+  /** Scan every whole line held; move the unfinished last line to the front of the buffer. */
   flush() {
-    const data = this.joinBlocks();
+    const data = this.buf.subarray(0, this.len);
     let start = 0;
     if (this.skipping) {
       const nl = data.indexOf(NEWLINE);
       if (nl < 0) {
-        this.blocks = [];
-        this.size = 0;
+        this.len = 0;
+        this.fresh = 0;
         return;
       }
       start = nl + 1;
@@ -345,16 +350,17 @@ class FileScan {
     }
     const cut = data.lastIndexOf(NEWLINE) + 1;
     if (cut > start) this.lineNo = this.scanBytes(data.subarray(start, cut), this.lineNo);
-    let tail = data.subarray(Math.max(cut, start));
-    if (tail.length > MAX_CARRY) {
+    let tail = Math.max(cut, start);
+    if (this.len - tail > MAX_CARRY) {
       // An endless line: look at its head once, then skip to the next newline.
-      this.scanBytes(withNewline(tail.subarray(0, MAX_CARRY)), this.lineNo);
+      this.scanBytes(withNewline(data.subarray(tail, tail + MAX_CARRY)), this.lineNo);
       this.d.notes.push(`${this.info.name}: line ${this.lineNo + 1} is longer than ${MAX_CARRY / 1024} KiB; only its start was read.`);
       this.skipping = true;
-      tail = tail.subarray(0, 0);
+      tail = this.len;
     }
-    this.blocks = tail.length ? [new Uint8Array(tail)] : [];
-    this.size = tail.length;
+    this.buf.copyWithin(0, tail, this.len);
+    this.len -= tail;
+    this.fresh = 0;
   }
 
   /** Scan whole lines of bytes (ending with a newline) that follow line ``base``; returns the last line's number. */
@@ -412,8 +418,9 @@ class FileScan {
     if (this.info.skipped) return;
     this.flush();
     if (this.skipping) this.lineNo += 1;
-    else if (this.size) this.lineNo = this.scanBytes(withNewline(this.joinBlocks()), this.lineNo);
-    this.blocks = [];
+    else if (this.len) this.lineNo = this.scanBytes(withNewline(this.buf.subarray(0, this.len)), this.lineNo);
+    this.buf = new Uint8Array(0);
+    this.len = 0;
     if (this.joined !== null) {
       this.d.checkLine(this.joined, this, this.joinedLine);
       this.joined = null;
