@@ -310,3 +310,33 @@ def test_no_page_is_wider_than_a_phone(browser: object, site: tuple[str, Path]) 
             wide[url] = width
     context.close()
     assert not wide, f"pages wider than the 420 px screen: {wide}"
+
+
+def test_large_file_read_by_helper_worker_matches_terminal(
+    page: tuple[object, Watch, str], tmp_path: Path
+) -> None:
+    """A file large enough to be read by the helper worker gives the terminal matcher's findings."""
+    from denpex_site.diagnose import diagnose_paths
+
+    p, watch, base = page
+    example = sorted((REPO / "content/failures/nccl-watchdog-timeout/logs").glob("*.log"))[0].read_bytes()
+    big = tmp_path / "rank3.log"
+    filler = b"[rank3]: step 7 loss 2.0 lr 3e-4 grad_norm 0.8 tokens/s 48211\n" * 100_000
+    with open(big, "wb") as fh:
+        for i in range(8):
+            fh.write(filler)
+            if i == 3:
+                fh.write(example)
+        fh.write(example)
+    assert big.stat().st_size > 40 * 1024 * 1024
+    p.goto(base + "/diagnose/")
+    p.set_input_files("#log-files", str(big))
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=120_000)
+    found = p.locator("#diagnosis-results [data-entry-id]")
+    browser_ids = [found.nth(i).get_attribute("data-entry-id") for i in range(found.count())]
+    expected = diagnose_paths([big])
+    assert browser_ids == [f["id"] for f in expected["findings"]]
+    first = p.locator("#diagnosis-results [data-entry-id]").first.inner_text()
+    assert f"rank3.log:{expected['findings'][0]['first']['line']}" in first
+    watch.assert_clean()

@@ -3,19 +3,58 @@
 import { Diagnosis, compileBundle } from "./matcher.js";
 
 const PROGRESS_EVERY = 4 * 1024 * 1024;
+const HELPER_READ = 32 * 1024 * 1024;
+const READ_BLOCK = 8 * 1024 * 1024;
+const READ_AHEAD = 3;
 let compiled = null;
 let ready = null;
 
+/** The bytes of ``file`` in pieces: read by a helper worker when the file is large, else streamed. */
+async function* pieces(file) {
+  if (file.size < HELPER_READ || typeof Worker === "undefined") {
+    const reader = file.stream().getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield value;
+      }
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+  }
+  const helper = new Worker(new URL("./read-worker.js", import.meta.url), { type: "module" });
+  const queue = [];
+  let wake = null;
+  helper.onmessage = (event) => {
+    queue.push(event.data);
+    wake?.();
+  };
+  helper.onerror = (event) => {
+    queue.push({ error: event.message || "the file could not be read" });
+    wake?.();
+  };
+  helper.postMessage({ file, block: READ_BLOCK, ahead: READ_AHEAD });
+  try {
+    for (;;) {
+      while (!queue.length) await new Promise((resolve) => (wake = resolve));
+      const message = queue.shift();
+      if (message.error) throw new Error(message.error);
+      if (message.done) return;
+      helper.postMessage({ more: true });
+      yield new Uint8Array(message.buffer);
+    }
+  } finally {
+    helper.terminate();
+  }
+}
+
 async function scanFile(diagnosis, file, state) {
   const scan = diagnosis.openFile(file.name);
-  const reader = file.stream().getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  for await (const value of pieces(file)) {
     state.done += value.length;
     if (!scan.push(value)) {
-      await reader.cancel();
-      state.done += file.size - state.done + state.before;
+      state.done = state.before + file.size;
       break;
     }
     if (state.done - state.reported >= PROGRESS_EVERY) {

@@ -32,6 +32,7 @@ function automaton(words) {
   const byteClass = new Uint16Array(256);
   let classes = 1;
   byteClass[NEWLINE] = classes++;
+  byteClass[ESC] = classes++;
   for (const w of encoded) for (const b of w) if (!byteClass[b]) byteClass[b] = classes++;
   const children = [new Map()];
   const accepts = [false];
@@ -72,9 +73,45 @@ function automaton(words) {
   const step = new Int32Array(goto.length);
   for (let i = 0; i < goto.length; i++) {
     const next = goto[i] * classes;
-    step[i] = accepts[goto[i]] || i % classes === byteClass[NEWLINE] ? -next - 1 : next;
+    const k = i % classes;
+    step[i] = accepts[goto[i]] || k === byteClass[NEWLINE] || k === byteClass[ESC] ? -next - 1 : next;
   }
-  return { byteClass, step };
+  return { byteClass, step, lines: lineScanner(byteClass, step) };
+}
+
+/**
+ * The scan loop, made once per automaton: V8 compiles the tables it closes over as constants,
+ * which makes the loop markedly faster than reading them from an object. ``lines(data, found)``
+ * counts the lines of ``data`` (whole lines, ending with a newline) and calls
+ * ``found(start, end, index, escaped)`` for each line in which an anchor ends, or which holds an
+ * escape byte (its ANSI codes may split an anchor).
+ */
+function lineScanner(byteClass, step) {
+  return (data, found) => {
+    let lines = 0;
+    let lineStart = 0;
+    let state = 0;
+    let escaped = false;
+    for (let i = 0, end = data.length; i < end; i++) {
+      state = step[state + byteClass[data[i]]];
+      if (state >= 0) continue;
+      state = -state - 1;
+      const byte = data[i];
+      if (byte === ESC) {
+        escaped = true;
+        continue;
+      }
+      if (byte !== NEWLINE) {
+        i = data.indexOf(NEWLINE, i);
+        found(lineStart, i, lines, false);
+        state = 0;
+      } else if (escaped) found(lineStart, i, lines, true);
+      escaped = false;
+      lines += 1;
+      lineStart = i + 1;
+    }
+    return lines;
+  };
 }
 
 export function compileBundle(bundle) {
@@ -365,30 +402,30 @@ class FileScan {
 
   /** Scan whole lines of bytes (ending with a newline) that follow line ``base``; returns the last line's number. */
   scanBytes(data, base) {
-    if (this.wrap !== null || data.includes(ESC)) {
-      let text = decoder.decode(data);
-      if (text.includes("\x1b")) text = text.replace(this.d.c.ansi, "");
-      if (this.wrap !== null) return this.scanWrapped(text, base);
-      data = new TextEncoder().encode(text);
+    if (this.wrap !== null) {
+      const text = decoder.decode(data);
+      return this.scanWrapped(text.includes("\x1b") ? text.replace(this.d.c.ansi, "") : text, base);
     }
+    const lines = this.d.c.scan.lines(data, (start, end, index, escaped) => {
+      // An anchor ends in this line, or ANSI codes may hide one: check the whole line.
+      const line = data.subarray(start, end);
+      if (!escaped || this.hasAnchor(line)) this.d.checkLine(decoder.decode(line), this, base + index + 1);
+    });
+    return base + lines;
+  }
+
+  /** Does this line, once its ANSI codes are removed, contain an anchor? */
+  hasAnchor(line) {
     const { byteClass, step } = this.d.c.scan;
-    let lines = 0;
-    let lineStart = 0;
+    const bare = encoder.encode(decoder.decode(line).replace(this.d.c.ansi, ""));
     let state = 0;
-    for (let i = 0, end = data.length; i < end; i++) {
-      state = step[state + byteClass[data[i]]];
+    for (const byte of bare) {
+      state = step[state + byteClass[byte]];
       if (state >= 0) continue;
       state = -state - 1;
-      if (data[i] !== NEWLINE) {
-        // An anchor ends here: check its whole line, then go on after it.
-        i = data.indexOf(NEWLINE, i);
-        this.d.checkLine(decoder.decode(data.subarray(lineStart, i)), this, base + lines + 1);
-        state = 0;
-      }
-      lines += 1;
-      lineStart = i + 1;
+      if (byte !== ESC && byte !== NEWLINE) return true;
     }
-    return base + lines;
+    return false;
   }
 
   /** The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each. */
@@ -432,6 +469,7 @@ class FileScan {
 
 /** Keeps a leading byte-order mark, as Python's decoder does. */
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const encoder = new TextEncoder();
 
 function withNewline(bytes) {
   const out = new Uint8Array(bytes.length + 1);
