@@ -121,9 +121,15 @@ def main() -> int:
     print("\n".join(rows))
     print(summary)
     if args.write:
+        command = (
+            "`python bench/search_bench.py --site SITE`, SITE being the _site of the 1,000-entry project that "
+            "`python bench/build_bench.py --sizes 1000 --keep` leaves"
+            if args.site
+            else f"`python bench/search_bench.py --entries {args.entries}`"
+        )
         section = (
             "## Search\n\n"
-            f"Command: `python bench/search_bench.py --entries {args.entries}` ({dt.date.today().isoformat()}; "
+            f"Command: {command} ({dt.date.today().isoformat()}; "
             f"{os.cpu_count()} cores, {platform.machine()}, headless Chromium). Site of {count} entries "
             "(the real entries replicated as in bench/build_bench.py) with its Pagefind index; "
             f"keys typed {args.pause * 1000:.0f} ms apart into the header box of an entry page.\n\n"
