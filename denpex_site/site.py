@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -230,6 +231,7 @@ def build_site(content: Content, problems: Problems, previous: Site | None = Non
             pages[entry.id] = EntryPage(bundle, old.html, old.compiled, cache=old.cache)
             continue
         html = rendered[id(bundle)]
+        _check_dunders(entry, report)
         compiled = _check_signatures(bundle, report)
         pages[entry.id] = EntryPage(bundle, html, compiled)
 
@@ -323,6 +325,21 @@ def _check_signatures(bundle: Bundle, report) -> list[Compiled | None]:  # type:
     if not entry.silent and not any(s.role == Role.root_cause for s in entry.signatures):
         report(("signatures",), "an entry that is not silent needs at least one root-cause signature")
     return compiled
+
+
+_CODE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1|(`+).+?\2", re.S | re.M)
+_DUNDER = re.compile(r"(?<![\w\\])__[A-Za-z][A-Za-z0-9_]*__(?!\w)")
+
+
+def _check_dunders(entry: Entry, report: Callable[[Loc, str], None]) -> None:
+    """A Python name like __init__ outside backticks renders as bold 'init' in Markdown."""
+    for loc, (text, _inline) in _markdown_fields(entry).items():
+        found = _DUNDER.search(_CODE.sub(" ", text))
+        if found:
+            name = found.group(0)
+            report(
+                loc, f"{name} renders as bold '{name.strip('_')}': put Python names in backticks (`{name}`)"
+            )
 
 
 def _check_links(
