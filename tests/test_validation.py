@@ -259,7 +259,11 @@ def test_title_must_be_plain_text(built: tuple[Path, dict[str, str]]) -> None:
 def test_bare_python_dunder_in_markdown_is_reported(built: tuple[Path, dict[str, str]]) -> None:
     root, before = built
     line = line_of(root, "mechanism:")
-    edit(root, "mechanism: |\n", "mechanism: |\n  Raised in Module.__call__ and `torch.nn.Module.__init__`.\n\n")
+    edit(
+        root,
+        "mechanism: |\n",
+        "mechanism: |\n  Raised in Module.__call__ and `torch.nn.Module.__init__`.\n\n",
+    )
     problems = assert_fails_untouched(root, before)
     assert problems == [
         f"{ENTRY}:{line}:12: mechanism: __call__ renders as bold 'call': put Python names in backticks (`__call__`)"
