@@ -81,12 +81,13 @@ export function fullTextQuery(query) {
 
 const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
-const MAX_TERMS = 8;
+const MAX_TERMS = 10;
 const STOP = new Set(
   ("a an and are as at be been but by can do does for from get gets got has have how i if in into is it its just " +
     "me my no not of on once one only or our so some than that the then them there these they this to too up was " +
     "we what when where which while why will with without you your after before all also any because every other " +
-    "same still very").split(" "),
+    "same still very say says said saying seems think thing things within soon anything something happens " +
+    "happened suddenly keeps kept").split(" "),
 );
 
 /**
