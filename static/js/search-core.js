@@ -58,11 +58,15 @@ export function looksLikeLogLine(q) {
 /** Signature hits for a query: [{id, exact, matched, score}]. */
 export function signatureHits(compiled, query) {
   const line = cleanLine(compiled, query.trim());
+  // Part of a message counts too, also without the "RuntimeError: " or "[rank0]: ... " before it.
   const fragment = loose(line);
+  const fragments = [fragment];
+  for (let at = fragment.indexOf(": "); at >= 0; at = fragment.indexOf(": ", at + 2)) fragments.push(fragment.slice(at + 2));
+  const parts = fragments.filter((f) => f.length >= 24);
   const hits = new Map();
   for (const rule of compiled.rules) {
     const m = line.includes(rule.anchor) ? rule.re.exec(line) : null;
-    const partial = !m && fragment.length >= 24 && rule.loose.includes(fragment);
+    const partial = !m && parts.some((f) => rule.loose.includes(f));
     if (!m && !partial) continue;
     const score = (m ? 1000 : 900) + rule.weight + (rule.role === "root-cause" ? 50 : 0);
     if ((hits.get(rule.entry)?.score ?? 0) < score) {
@@ -164,9 +168,10 @@ const idOf = (url) => url.match(/\/failures\/([a-z0-9-]+)\//)?.[1] ?? null;
  */
 /**
  * ``onSignatures`` (optional) is called with early results: the signature hits, then the pages
- * that hold every word, before the full ranking is done.
+ * that hold every word, before the full ranking is done. ``stale`` (optional) says when the caller
+ * no longer wants this query's results.
  */
-export async function search(query, { filters = {}, limit = 10, onSignatures = null } = {}) {
+export async function search(query, { filters = {}, limit = 10, onSignatures = null, stale = () => false } = {}) {
   const q = query.trim();
   if (!q) return [];
   const { compiled, pagefind } = await load();
@@ -186,7 +191,7 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   const words = out.length && looksLikeLogLine(q) ? "" : fullTextQuery(q);
   // Pages holding every word are shown at once; the word-by-word ranking refines them after.
   const early = async (found) => {
-    if (!onSignatures || !found.results.length) return;
+    if (!onSignatures || !found.results.length || stale()) return;
     const first = await Promise.all(found.results.slice(0, limit).map((r) => r.data()));
     const rows = first.map((d) => ({ d, id: idOf(d.url) })).filter((r) => r.id && !seen.has(r.id) && keep(r.id));
     onSignatures([...out, ...rows.map(({ d, id }) => ({ id, title: d.meta?.title ?? id, url: d.url, excerpt: excerptOf(d), signature: null }))]);
@@ -194,6 +199,8 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   const { terms = [], rows = [] } = words
     ? await rankPages(pagefind, words, Object.keys(compiled.entries).length, single, early)
     : {};
+  // A query typed since this one started makes its results useless: skip loading their excerpts.
+  if (stale()) return out;
   const top = rows.slice(0, Math.max(20, limit + seen.size));
   const data = await Promise.all(top.map((r) => r.result.data()));
   const phrase = wordsOf(words).join(" ");

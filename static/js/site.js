@@ -167,7 +167,7 @@ function headerSearch() {
     try {
       core ??= await import("./search-core.js");
       const onSignatures = (first) => mine === ticket && render(q, first);
-      const results = await core.search(q, { limit: 8, onSignatures });
+      const results = await core.search(q, { limit: 8, onSignatures, stale: () => mine !== ticket });
       if (mine === ticket) {
         render(q, results);
         popup.dataset.state = "done";
