@@ -37,6 +37,21 @@ class Page:
         return "/" + self.path.removesuffix("index.html")
 
 
+def example_log(page: EntryPage, name: str) -> Markup:
+    """An example log as a code block, the lines this entry's signatures match marked."""
+    hits = page.hits.get(name, frozenset())
+    lines = page.bundle.logs.get(name, "").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    body = "\n".join(
+        f'<mark class="hit">{escape(line)}</mark>' if n in hits else str(escape(line))
+        for n, line in enumerate(lines)
+    )
+    return Markup(
+        f'<pre class="code log" data-lang="text"><code class="language-text">{body}\n</code></pre>\n'
+    )
+
+
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 
 
@@ -61,6 +76,7 @@ def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -
         severities=list(Severity),
         json_ld=lambda page: json_ld(page, config),
         identifier_words=identifier_words,
+        example_log=example_log,
     )
     env.filters["md"] = lambda text: Markup(markdown.render(text).html)
     env.filters["inline_md"] = lambda text: Markup(markdown.inline(text))

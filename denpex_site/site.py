@@ -47,6 +47,8 @@ class EntryPage:
     bundle: Bundle
     html: dict[str, markdown.Rendered]
     compiled: list[Compiled | None]
+    hits: dict[str, frozenset[int]] = field(default_factory=dict)
+    """Per example log, the indexes of the lines this entry's signatures match."""
     backlinks: list[str] = field(default_factory=list)
     cache: dict[object, object] = field(default_factory=dict)
     """Serialised forms of this entry, kept across incremental rebuilds while the bundle is unchanged."""
@@ -228,12 +230,12 @@ def build_site(content: Content, problems: Problems, previous: Site | None = Non
                 report(("versions", i, "system"), f"unknown system '{ver.system}'")
         old = reuse.get(id(bundle))
         if old is not None:
-            pages[entry.id] = EntryPage(bundle, old.html, old.compiled, cache=old.cache)
+            pages[entry.id] = EntryPage(bundle, old.html, old.compiled, hits=old.hits, cache=old.cache)
             continue
         html = rendered[id(bundle)]
         _check_dunders(entry, report)
-        compiled = _check_signatures(bundle, report)
-        pages[entry.id] = EntryPage(bundle, html, compiled)
+        compiled, hits = _check_signatures(bundle, report)
+        pages[entry.id] = EntryPage(bundle, html, compiled, hits=hits)
 
     by_category: dict[str, list[str]] = defaultdict(list)
     by_system: dict[str, list[str]] = defaultdict(list)
@@ -295,7 +297,11 @@ def _check_taxonomy_ids(content: Content, problems: Problems) -> None:
             seen.add(item.id)
 
 
-def _check_signatures(bundle: Bundle, report) -> list[Compiled | None]:  # type: ignore[no-untyped-def]
+def _check_signatures(  # type: ignore[no-untyped-def]
+    bundle: Bundle, report
+) -> tuple[list[Compiled | None], dict[str, frozenset[int]]]:
+    """Compile the signatures and check them against their logs; also returns, per log, the
+    indexes of the lines that any of them matches (shown highlighted on the page)."""
     entry = bundle.entry
     declared = {log.file for log in entry.logs}
     for i, log in enumerate(entry.logs):
@@ -303,7 +309,8 @@ def _check_signatures(bundle: Bundle, report) -> list[Compiled | None]:  # type:
             report(("logs", i, "file"), f"log file '{log.file}' does not exist in {bundle.folder.name}/logs/")
     for name in sorted(set(bundle.logs) - declared):
         report(("logs",), f"'{name}' is not described in logs (add its kind and origin)")
-    lines_cache: dict[str, list[str]] = {}
+    lines = {name: normalize_lines(text) for name, text in bundle.logs.items()}
+    hits: dict[str, set[int]] = {name: set() for name in lines}
     compiled: list[Compiled | None] = []
     for i, sig in enumerate(entry.signatures):
         try:
@@ -314,17 +321,20 @@ def _check_signatures(bundle: Bundle, report) -> list[Compiled | None]:  # type:
             continue
         compiled.append(comp)
         rx = comp.compile()
+        matched = {
+            name: {n for n, line in enumerate(text) if comp.anchor in line and rx.search(line)}
+            for name, text in lines.items()
+        }
+        for name, found in matched.items():
+            hits[name] |= found
         for j, name in enumerate(sig.examples):
             if name not in bundle.logs:
                 report(("signatures", i, "examples", j), f"example log '{name}' does not exist")
-                continue
-            if name not in lines_cache:
-                lines_cache[name] = normalize_lines(bundle.logs[name])
-            if not any(rx.search(line) for line in lines_cache[name]):
+            elif not matched[name]:
                 report(("signatures", i, "pattern"), f"does not match any line of its example log '{name}'")
     if not entry.silent and not any(s.role == Role.root_cause for s in entry.signatures):
         report(("signatures",), "an entry that is not silent needs at least one root-cause signature")
-    return compiled
+    return compiled, {name: frozenset(found) for name, found in hits.items()}
 
 
 _CODE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1|(`+).+?\2", re.S | re.M)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.dom.minidom
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from markupsafe import escape
 
 from denpex_site.builder import Builder, index_site, manifest
 from denpex_site.model import SCHEMA_VERSION
@@ -238,3 +240,12 @@ def test_plain_text_fast_path_matches_markdown_it() -> None:
             env: dict[str, object] = {}
             tokens = md._MD.parseInline(text, env) if inline else md._MD.parse(text, env)
             assert md.render(text, inline).html == md._MD.renderer.render(tokens, md._MD.options, env)
+
+
+def test_example_logs_mark_the_lines_signatures_match(project: Path) -> None:
+    Builder(project).build()
+    page = (project / "_site/failures/demo-oom/index.html").read_text()
+    log = (project / "content/failures/demo-oom/logs/oom.log").read_text().splitlines()
+    marked = re.findall(r'<mark class="hit">(.*?)</mark>', page)
+    expected = [str(escape(line)) for line in log if "CUDA out of memory. Tried to allocate" in line]
+    assert marked and marked == expected

@@ -220,7 +220,22 @@ function searchShortcut() {
   });
 }
 
+/** Example logs open scrolled to the first line that a signature matches. */
+function revealLogHits() {
+  for (const details of document.querySelectorAll("details.example-log")) {
+    const show = () => {
+      const pre = details.querySelector("pre");
+      const hit = pre?.querySelector("mark.hit");
+      if (!details.open || !hit) return;
+      pre.scrollTop += hit.getBoundingClientRect().top - pre.getBoundingClientRect().top - 48;
+    };
+    details.addEventListener("toggle", show);
+    show();
+  }
+}
+
 addCopyButtons();
+revealLogHits();
 setUpFilters();
 highlightToc();
 headerSearch();
