@@ -75,8 +75,10 @@ class _Walker:
     values are exactly what ``yaml.safe_load`` gives.
     """
 
-    def __init__(self, loader: Any) -> None:
+    def __init__(self, loader: Any, *, positions_only: bool = False) -> None:
         self.loader = loader
+        self.positions_only = positions_only
+        """For documents PyYAML's constructor builds: merge and complex keys are walked, not refused."""
         self.lines = LineMap()
         self.dupes: list[tuple[Loc, tuple[int, int]]] = []
         self.todos: list[Loc] = []
@@ -100,15 +102,17 @@ class _Walker:
                 return [self.walk(item, (*loc, i)) for i, item in enumerate(node.value)]
             out: dict[Any, Any] = {}
             for key_node, value_node in node.value:
-                if key_node.tag == _MERGE or not isinstance(key_node, yaml.ScalarNode):
+                unusual = key_node.tag == _MERGE or not isinstance(key_node, yaml.ScalarNode)
+                if unusual and not self.positions_only:
                     raise _Unusual
-                key = str(key_node.value)
-                child = (*loc, key)
+                child = (*loc, str(key_node.value))
                 mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
                 if child in self.lines.keys:
                     self.dupes.append((child, mark))
                 self.lines.keys[child] = mark
-                out[self.scalar(key_node)] = self.walk(value_node, child)
+                value = self.walk(value_node, child)
+                if not unusual:
+                    out[self.scalar(key_node)] = value
             return out
         finally:
             self.open.discard(id(node))
@@ -127,18 +131,20 @@ def read_yaml(path: Path, problems: Problems) -> Document | None:
         if node is None:
             problems.add(path, 1, 1, "file", "the file is empty")
             return None
-        walker = _Walker(loader)
         try:
-            data = walker.walk(node, ())
+            walker = _Walker(loader)
+            try:
+                data = walker.walk(node, ())
+            except _Unusual:
+                walker = _Walker(loader, positions_only=True)
+                walker.walk(node, ())
+                data = loader.construct_document(node)
+                walker.todos = []
+                find_todo(data, (), walker.todos)
         except _Recursive as exc:
             mark = exc.node.start_mark
             problems.add(path, mark.line + 1, mark.column + 1, "yaml", "an alias refers to its own parent")
             return None
-        except _Unusual:
-            walker = _Walker(loader)
-            data = loader.construct_document(node)
-            _positions(walker, node, ())
-            find_todo(data, (), walker.todos)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -152,24 +158,6 @@ def read_yaml(path: Path, problems: Problems) -> Document | None:
     for loc, (line, col) in walker.dupes:
         problems.add(path, line, col, dotted(loc), "duplicate key: the later value would silently win")
     return Document(path, data, walker.lines, walker.todos)
-
-
-def _positions(walker: _Walker, node: yaml.Node, loc: Loc, depth: int = 0) -> None:
-    """Positions and duplicate keys only (for documents the constructor built)."""
-    walker.lines.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if depth > 100:
-        return
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            child = (*loc, str(key_node.value))
-            mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            if child in walker.lines.keys:
-                walker.dupes.append((child, mark))
-            walker.lines.keys[child] = mark
-            _positions(walker, value_node, child, depth + 1)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _positions(walker, item, (*loc, i), depth + 1)
 
 
 def find_todo(value: object, loc: Loc, found: list[Loc]) -> None:

@@ -277,6 +277,16 @@ def test_recursive_alias_is_refused_at_its_line(built: tuple[Path, dict[str, str
     assert problems == [f"{ENTRY}:5:7: yaml: an alias refers to its own parent"]
 
 
+def test_recursive_alias_in_a_document_with_merge_keys_is_refused(project: Path) -> None:
+    from denpex_site.load import read_yaml
+
+    file = project / "loop.yaml"
+    file.write_text("base: &b {k: 1}\nentry:\n  <<: *b\n  loop: &l [1, *l]\n")
+    problems = Problems(project)
+    assert read_yaml(file, problems) is None
+    assert [e.text() for e in problems.sorted()] == ["loop.yaml:4:9: yaml: an alias refers to its own parent"]
+
+
 def test_yaml_merge_keys_load_as_pyyaml_loads_them(project: Path) -> None:
     from denpex_site.load import read_yaml
 
