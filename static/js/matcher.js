@@ -25,10 +25,10 @@ const own = (s) => JSON.parse(JSON.stringify(s));
 /**
  * A deterministic Aho-Corasick automaton over UTF-8 bytes. ``step[state + byteClass[b]]`` is the
  * next state, pre-multiplied by the number of classes; it is negative (``-next - 1``) when an
- * anchor ends at that byte or the byte is a newline, the two events the scan stops for.
+ * anchor ends at that byte or the byte is a newline or an escape, the events the scan stops for.
  */
 function automaton(words) {
-  const encoded = words.map((w) => new TextEncoder().encode(w));
+  const encoded = words.map((w) => encoder.encode(w));
   const byteClass = new Uint16Array(256);
   let classes = 1;
   byteClass[NEWLINE] = classes++;
@@ -188,7 +188,7 @@ export function looksBinary(sample) {
 
 /** The width a terminal or a paste wrapped this log at, or null (see diagnose.detect_wrap). */
 export function detectWrap(c, sample, complete) {
-  let lines = new TextDecoder("utf-8").decode(sample).replace(c.ansi, "").split("\n");
+  let lines = decoder.decode(sample).replace(c.ansi, "").split("\n");
   if (!complete || lines[lines.length - 1] === "") lines = lines.slice(0, -1);
   const lengths = lines.slice(0, WRAP_LINES).map((x) => (x.endsWith("\r") ? x.length - 1 : x.length));
   if (!lengths.length) return null;
@@ -416,16 +416,12 @@ class FileScan {
 
   /** Does this line, once its ANSI codes are removed, contain an anchor? */
   hasAnchor(line) {
-    const { byteClass, step } = this.d.c.scan;
-    const bare = encoder.encode(decoder.decode(line).replace(this.d.c.ansi, ""));
-    let state = 0;
-    for (const byte of bare) {
-      state = step[state + byteClass[byte]];
-      if (state >= 0) continue;
-      state = -state - 1;
-      if (byte !== ESC && byte !== NEWLINE) return true;
-    }
-    return false;
+    let found = false;
+    const bare = encoder.encode(decoder.decode(line).replace(this.d.c.ansi, "") + "\n");
+    this.d.c.scan.lines(bare, (start, end, index, escaped) => {
+      found ||= !escaped;
+    });
+    return found;
   }
 
   /** The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each. */
