@@ -6,6 +6,7 @@ let file = null;
 let block = 0;
 let at = 0;
 let credits = 0;
+let finished = false;
 const reader = new FileReaderSync();
 
 function pump() {
@@ -15,19 +16,18 @@ function pump() {
     credits -= 1;
     postMessage({ buffer }, [buffer]);
   }
-  if (at >= file.size && credits >= 0) {
+  if (at >= file.size) {
+    finished = true;
     postMessage({ done: true });
-    credits = -1;
   }
 }
 
 onmessage = (event) => {
+  if (finished) return;
   try {
-    if (event.data.file) {
-      ({ file, block } = event.data);
-      credits = event.data.ahead;
-    } else if (credits >= 0) credits += 1;
-    if (credits >= 0) pump();
+    if (event.data.file) ({ file, block, ahead: credits } = event.data);
+    else credits += 1;
+    pump();
   } catch (error) {
     postMessage({ error: String(error?.message ?? error) });
   }
