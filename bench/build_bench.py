@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import json
 import os
 import platform
 import random
@@ -52,6 +51,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -311,90 +312,24 @@ def make_replica(plan: Plan, src: SourceEntry, group: int) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------
-# A small block-style YAML emitter (literal blocks for multi-line text, like hand-written files)
-
-_SAFE_TEXT = re.compile(r"[\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]*")
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_YAML11_BOOLS = {"yes", "no", "true", "false", "on", "off", "y", "n", "null"}
+# YAML output in the style of hand-written entry files: multi-line text as literal blocks
 
 
-def _quoted(text: str) -> str:
-    return json.dumps(text, ensure_ascii=not _SAFE_TEXT.fullmatch(text))
+class _BlockDumper(yaml.SafeDumper):
+    pass
 
 
-def _literal_ok(text: str) -> bool:
-    if "\n" not in text or not _SAFE_TEXT.fullmatch(text) or text[0] in " \t\n" or text.endswith("\n\n"):
-        return False
-    return all(line.strip() or not line for line in text.split("\n"))
+def _represent_str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|" if "\n" in text else None)
 
 
-def _scalar(value: Any, indent: int) -> tuple[str, list[str]]:
-    """The text after ``key: `` or ``- `` and any following lines (literal block content)."""
-    if value is None:
-        return "null", []
-    if isinstance(value, bool):
-        return ("true" if value else "false"), []
-    if isinstance(value, int | float):
-        return repr(value), []
-    if isinstance(value, dt.date):
-        return value.isoformat(), []
-    if isinstance(value, str):
-        if _literal_ok(value):
-            body = value.removesuffix("\n")
-            header = "|" if value.endswith("\n") else "|-"
-            return header, [" " * indent + line if line else "" for line in body.split("\n")]
-        return _quoted(value), []
-    raise TypeError(f"cannot write {type(value).__name__} as YAML")
-
-
-def _key(key: Any) -> str:
-    text = str(key)
-    if _PLAIN_KEY.fullmatch(text) and text.lower() not in _YAML11_BOOLS:
-        return text
-    return _quoted(text)
-
-
-def _emit_map(data: dict[str, Any], indent: int, out: list[str]) -> None:
-    pad = " " * indent
-    for key, value in data.items():
-        name = _key(key)
-        if isinstance(value, dict) and value:
-            out.append(f"{pad}{name}:")
-            _emit_map(value, indent + 2, out)
-        elif isinstance(value, list) and value:
-            out.append(f"{pad}{name}:")
-            _emit_seq(value, indent + 2, out)
-        elif isinstance(value, dict | list):
-            out.append(f"{pad}{name}: {'{}' if isinstance(value, dict) else '[]'}")
-        else:
-            head, rest = _scalar(value, indent + 2)
-            out.append(f"{pad}{name}: {head}")
-            out.extend(rest)
-
-
-def _emit_seq(items: list[Any], indent: int, out: list[str]) -> None:
-    pad = " " * indent
-    for item in items:
-        if isinstance(item, dict) and item:
-            sub: list[str] = []
-            _emit_map(item, indent + 2, sub)
-            sub[0] = f"{pad}- {sub[0][indent + 2 :]}"
-            out.extend(sub)
-        elif isinstance(item, list) and item:
-            out.append(f"{pad}-")
-            _emit_seq(item, indent + 2, out)
-        elif isinstance(item, dict | list):
-            out.append(f"{pad}- {'{}' if isinstance(item, dict) else '[]'}")
-        else:
-            head, rest = _scalar(item, indent + 2)
-            out.append(f"{pad}- {head}")
-            out.extend(rest)
+_BlockDumper.add_representer(str, _represent_str)
 
 
 def to_yaml(data: dict[str, Any], comment: str = "") -> str:
-    out = [f"# {comment}"] if comment else []
-    _emit_map(data, 0, out)
-    return "\n".join(out) + "\n"
+    head = f"# {comment}\n" if comment else ""
+    body = yaml.dump(data, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=float("inf"))
+    return head + body
 
 
 # --------------------------------------------------------------------------------------------
