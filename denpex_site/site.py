@@ -68,6 +68,16 @@ class EntryPage:
     def md(self, key: str) -> str:
         return self.html[key].html
 
+    @property
+    def quiet(self) -> str | None:
+        """How a silent entry shows in logs: only "collateral" lines, "warning"s, or nothing ("silent")."""
+        if not self.entry.silent:
+            return None
+        roles = {s.role for s in self.entry.signatures}
+        if roles == {Role.collateral}:
+            return "collateral"
+        return "warning" if Role.warning in roles else "silent"
+
     def summary(self) -> tuple[object, ...]:
         """What list pages, feeds and other entries' pages show of this entry."""
         e = self.entry
