@@ -38,10 +38,14 @@ def _lexer(language: str) -> Lexer:
 @lru_cache(maxsize=4096)
 def highlight(code: str, language: str) -> str:
     """Highlight a code block with Pygments; unknown languages are escaped as plain text."""
-    lexer = _lexer(language)
-    body = pygments_highlight(code, lexer, _FORMATTER)
+    return code_block(pygments_highlight(code, _lexer(language), _FORMATTER), language)
+
+
+def code_block(body: str, language: str, extra_class: str = "") -> str:
+    """The block that wraps code already turned into HTML."""
     lang = escape(language or "text")
-    return f'<pre class="code" data-lang="{lang}"><code class="language-{lang}">{body}</code></pre>\n'
+    classes = f"code {extra_class}".strip()
+    return f'<pre class="{classes}" data-lang="{lang}"><code class="language-{lang}">{body}</code></pre>\n'
 
 
 def _fence_highlight(code: str, lang: str, _attrs: str) -> str:

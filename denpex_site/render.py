@@ -47,9 +47,7 @@ def example_log(page: EntryPage, name: str) -> Markup:
         f'<mark class="hit">{escape(line)}</mark>' if n in hits else str(escape(line))
         for n, line in enumerate(lines)
     )
-    return Markup(
-        f'<pre class="code log" data-lang="text"><code class="language-text">{body}\n</code></pre>\n'
-    )
+    return Markup(markdown.code_block(body + "\n", "text", "log"))
 
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
