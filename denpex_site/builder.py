@@ -31,6 +31,7 @@ from .errors import BuildFailed, Problems
 from .load import Content, load_bundle, load_content
 from .logcheck import check_logs, healthy_logs
 from .markdown import pygments_css
+from .searchindex import search_json
 from .site import Site, build_site
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -217,6 +218,7 @@ class Builder:
     def _write_entry_data(self, out: Path, config: SiteConfig, site: Site) -> None:
         """The API documents built from every entry, and the bundle the package ships."""
         write_file(out / "api/entries.json", render.entries_json(site, config))
+        write_file(out / "api/search.json", search_json(site))
         bundle = signatures_json(site)
         write_file(out / "api/signatures.json", bundle)
         if self.paths.root == PACKAGE_ROOT:
@@ -227,7 +229,6 @@ class Builder:
 
     def _write_data(self, out: Path, config: SiteConfig, site: Site, page_list: list[render.Page]) -> None:
         self._write_entry_data(out, config, site)
-        write_file(out / "api/search.json", render.search_json(site))
         urls = [p.url for p in page_list if p.path != "404.html"]
         write_file(out / "sitemap.xml", render.sitemap(urls, config))
         write_file(out / "robots.txt", render.robots(config))

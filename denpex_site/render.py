@@ -184,28 +184,6 @@ def entries_json(site: Site, config: SiteConfig) -> str:
     )
 
 
-def search_json(site: Site) -> str:
-    """The small document the search page ranks words against."""
-    rows = []
-    for p in site.ordered():
-        e = p.entry
-        text = " ".join(
-            [
-                e.quick_answer.symptom,
-                e.quick_answer.cause,
-                e.quick_answer.fix,
-                *e.tags,
-                *e.systems,
-                e.category,
-            ]
-        )
-        rows.append({"id": e.id, "title": e.title, "symptom": e.quick_answer.symptom, "text": text})
-    return (
-        json.dumps({"schema_version": SCHEMA_VERSION, "entries": rows}, sort_keys=True, ensure_ascii=False)
-        + "\n"
-    )
-
-
 def sitemap(urls: list[str], config: SiteConfig) -> str:
     rows = "".join(f"  <url><loc>{xml_escape(config.absolute(u))}</loc></url>\n" for u in sorted(urls))
     return (

@@ -1,9 +1,12 @@
 // Search, shared by the header box and the /search/ page. Loaded only once the user types.
 // A query that looks like a log line is first matched against the error signatures (the same
-// regular expressions and line cleaning as the log matcher); then Pagefind's full-text index
-// answers. Identifiers are also searched by their parts (ncclSystemError -> nccl system error).
+// regular expressions and line cleaning as the log matcher); then the words of the query rank
+// the entries (search-rank.js, BM25F over /api/search.json), and Pagefind's full-text index
+// gives the excerpts, with the words found marked. Identifiers are also searched by their parts
+// (ncclSystemError -> nccl system error).
 
 import { cleanLine, compileBundle } from "./matcher.js";
+import { prepareIndex, rank, splitIdentifier } from "./search-rank.js";
 
 let ready = null;
 let loaded = null;
@@ -21,21 +24,18 @@ export function load() {
         for (const rule of compiled.rules) rule.loose = loose(rule.pattern);
         return compiled;
       }),
+    fetch("/api/search.json")
+      .then((r) => r.json())
+      .then(prepareIndex),
     import("/pagefind/pagefind.js").then(async (pf) => {
       await pf.options({ excerptLength: 24 });
       return pf;
     }),
-  ]).then(([compiled, pagefind]) => (loaded = { compiled, pagefind }));
+  ]).then(([compiled, index, pagefind]) => (loaded = { compiled, index, pagefind }));
   return ready;
 }
 
-const PART = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*/g;
-
-/** ``ncclSystemError`` -> "nccl system error" (see denpex_site.render.split_identifier). */
-export function splitIdentifier(identifier) {
-  return (identifier.match(PART) ?? []).map((p) => p.toLowerCase());
-}
 
 /** Mask what varies between runs, as the matcher sees it: ranks, times, numbers, hex, paths, quoted names. */
 export function mask(text) {
@@ -85,67 +85,8 @@ export function fullTextQuery(query) {
 
 const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
-const MAX_TERMS = 10;
-const STOP = new Set(
-  ("a an and are as at be been but by can do does for from get gets got has have how i if in into is it its just " +
-    "me my no not of on once one only or our so some than that the then them there these they this to too up was " +
-    "we what when where which while why will with without you your after before all also any because every other " +
-    "same still very say says said saying seems think thing things within soon anything something happens " +
-    "happened suddenly keeps kept").split(" "),
-);
-
-/**
- * Rank pages for a query by its words, each weighted by how rare it is (idf), so that a sentence
- * finds the entries that share its telling words even when no page holds every word. Pagefind
- * alone returns only pages that contain all of them.
- */
-async function rankPages(pagefind, words, total, filters, onAll = null) {
-  const terms = [...new Set(words.toLowerCase().split(/\s+/).filter((w) => w.length > 1 && !STOP.has(w)))]
-    .sort((a, b) => b.length - a.length)
-    .slice(0, MAX_TERMS);
-  if (!terms.length) return {};
-  const whole = pagefind.search(words, { filters });
-  const perTerm = terms.length > 1 ? terms.map((t) => pagefind.search(t, { filters })) : [];
-  if (onAll) await onAll(await whole);
-  const searches = await Promise.all([whole, ...perTerm]);
-  const pages = new Map();
-  const add = (result, weight) => {
-    const row = pages.get(result.id) ?? { result, score: 0 };
-    row.score += weight;
-    pages.set(result.id, row);
-  };
-  const [all, ...each] = searches;
-  const best = Math.max(...all.results.map((r) => r.score), 1e-9);
-  for (const r of all.results) add(r, 2 + r.score / best);
-  for (const found of each) {
-    if (!found.results.length) continue;
-    const idf = Math.log(1 + total / found.results.length);
-    const top = Math.max(...found.results.map((r) => r.score), 1e-9);
-    for (const r of found.results) add(r, (idf * (0.5 + (0.5 * r.score) / top)) / terms.length);
-  }
-  return { terms, rows: [...pages.values()].sort((a, b) => b.score - a.score || (a.result.id < b.result.id ? -1 : 1)) };
-}
-
-/** Words of a title or tag list, for the title boost. */
-const wordsOf = (text) => (text ?? "").toLowerCase().replace(/[#_-]/g, " ").split(/[^a-z0-9]+/).filter(Boolean);
-
-/** Raise pages whose title or tags carry the query's words, and most of all the query as a phrase. */
-function titleBoost(row, data, terms, phrase) {
-  const title = wordsOf(data.meta?.title);
-  const tags = wordsOf(data.meta?.tags);
-  let boost = 0;
-  for (const t of terms) {
-    const stem = t.slice(0, 5);
-    if (title.some((w) => w.startsWith(stem))) boost += 0.4 / terms.length;
-    if (tags.some((w) => w.startsWith(stem))) boost += 0.2 / terms.length;
-  }
-  const joined = ` ${title.join(" ")} ${tags.join(" ")} `;
-  if (phrase.split(" ").length > 1 && joined.includes(` ${phrase} `)) boost += 1;
-  return row.score + boost;
-}
-
 /** Pagefind's excerpt, or the symptom when the excerpt was drawn from the identifier list. */
-const excerptOf = (d) => ((d.excerpt ?? "").includes(" · ") ? escapeHtml(d.meta?.symptom ?? "") : d.excerpt ?? "");
+const excerptOf = (d, symptom) => ((d.excerpt ?? "").includes(" · ") ? escapeHtml(symptom ?? "") : d.excerpt ?? "");
 
 /** Signature results at once, without waiting for anything (null until the bundle is loaded). */
 export function quickHits(query) {
@@ -163,54 +104,54 @@ export function quickHits(query) {
 const idOf = (url) => url.match(/\/failures\/([a-z0-9-]+)\//)?.[1] ?? null;
 
 /**
- * Search: signature hits first (marked as such), then Pagefind results.
- * Returns [{id, title, url, excerpt (HTML from Pagefind, may be ""), signature: hit|null}].
- */
-/**
- * ``onSignatures`` (optional) is called with early results: the signature hits, then the pages
- * that hold every word, before the full ranking is done. ``stale`` (optional) says when the caller
- * no longer wants this query's results.
+ * Search: signature hits first (marked as such), then the entries ranked by the query's words.
+ * Returns [{id, title, url, excerpt (HTML, may be ""), signature: hit|null}]. ``onSignatures``
+ * (optional) is called with early results: the signature hits, then the ranked entries with their
+ * symptoms, before Pagefind's excerpts are in. ``stale`` (optional) says when the caller no longer
+ * wants this query's results.
  */
 export async function search(query, { filters = {}, limit = 10, onSignatures = null, stale = () => false } = {}) {
   const q = query.trim();
   if (!q) return [];
-  const { compiled, pagefind } = await load();
-  // Pagefind filters by category and severity (one value per page); systems are filtered here.
-  const { system, ...single } = filters;
-  const keep = (id) => !system || (compiled.entries[id]?.systems ?? []).includes(system);
+  const { compiled, index, pagefind } = await load();
+  const keep = (id) => {
+    const meta = compiled.entries[id];
+    return Boolean(meta) && Object.entries(filters).every(([k, v]) => !v || (k === "system" ? meta.systems.includes(v) : meta[k] === v));
+  };
   const out = [];
   const seen = new Set();
   for (const hit of signatureHits(compiled, q)) {
-    const meta = compiled.entries[hit.id];
-    if (!meta || seen.has(hit.id) || !keep(hit.id)) continue;
+    if (seen.has(hit.id) || !keep(hit.id)) continue;
     seen.add(hit.id);
-    out.push({ id: hit.id, title: meta.title, url: `/failures/${hit.id}/`, excerpt: "", signature: hit });
+    out.push({ id: hit.id, title: compiled.entries[hit.id].title, url: `/failures/${hit.id}/`, excerpt: "", signature: hit });
   }
   if (onSignatures && out.length) onSignatures(out.slice());
   // A pasted log line that hit a signature needs no word-by-word search: its entry is known.
   const words = out.length && looksLikeLogLine(q) ? "" : fullTextQuery(q);
-  // Pages holding every word are shown at once; the word-by-word ranking refines them after.
-  const early = async (found) => {
-    if (!onSignatures || !found.results.length || stale()) return;
-    const first = await Promise.all(found.results.slice(0, limit).map((r) => r.data()));
-    const rows = first.map((d) => ({ d, id: idOf(d.url) })).filter((r) => r.id && !seen.has(r.id) && keep(r.id));
-    onSignatures([...out, ...rows.map(({ d, id }) => ({ id, title: d.meta?.title ?? id, url: d.url, excerpt: excerptOf(d), signature: null }))]);
-  };
-  const { terms = [], rows = [] } = words
-    ? await rankPages(pagefind, words, Object.keys(compiled.entries).length, single, early)
-    : {};
-  // A query typed since this one started makes its results useless: skip loading their excerpts.
+  if (!words) return out;
+  const ranked = rank(index, words, (doc) => !seen.has(doc.id) && keep(doc.id)).slice(0, limit);
+  const row = ({ doc }, excerpt) => ({
+    id: doc.id,
+    title: compiled.entries[doc.id].title,
+    url: `/failures/${doc.id}/`,
+    excerpt: excerpt ?? escapeHtml(doc.symptom),
+    signature: null,
+  });
+  if (onSignatures && ranked.length) onSignatures([...out, ...ranked.map((r) => row(r))]);
+  // Pagefind's excerpts for the pages that hold every word (Pagefind filters by category and
+  // severity; a page has one value of each).
+  const { system, ...single } = filters;
+  const found = await pagefind.search(words, { filters: single });
   if (stale()) return out;
-  const top = rows.slice(0, Math.max(20, limit + seen.size));
-  const data = await Promise.all(top.map((r) => r.result.data()));
-  const phrase = wordsOf(words).join(" ");
-  const order = top.map((row, i) => ({ d: data[i], score: titleBoost(row, data[i], terms, phrase) }));
-  order.sort((a, b) => b.score - a.score);
-  for (const { d } of order) {
+  const pages = await Promise.all(found.results.slice(0, limit).map((r) => r.data()));
+  const excerpts = new Map(pages.map((d) => [idOf(d.url), d]));
+  const symptomOf = new Map(index.docs.map((d) => [d.id, d.symptom]));
+  for (const r of ranked) out.push(row(r, excerpts.has(r.doc.id) ? excerptOf(excerpts.get(r.doc.id), r.doc.symptom) : null));
+  // Pages Pagefind finds that hold no ranked word (a word in no ranked field) come last.
+  for (const d of pages) {
     const id = idOf(d.url);
-    if (!id || seen.has(id) || !keep(id)) continue;
-    seen.add(id);
-    out.push({ id, title: d.meta?.title ?? id, url: d.url, excerpt: excerptOf(d), signature: null });
+    if (!id || out.some((r) => r.id === id) || !keep(id)) continue;
+    out.push({ id, title: compiled.entries[id].title, url: d.url, excerpt: excerptOf(d, symptomOf.get(id)), signature: null });
   }
   return out.slice(0, Math.max(limit, out.filter((r) => r.signature).length));
 }
