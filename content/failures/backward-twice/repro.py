@@ -63,7 +63,7 @@ def main():
         aux_loss = aux.pow(2).mean()
         opt.zero_grad()
         if args.two_losses:
-            lm_loss.backward()   # frees the GRU/embedding part of the graph
+            lm_loss.backward()  # frees the GRU/embedding part of the graph
             aux_loss.backward()  # needs the same GRU saved tensors again
         elif args.fixed:
             (lm_loss + aux_loss).backward()

@@ -29,11 +29,15 @@ def probe():
         major, minor = torch.cuda.get_device_capability()
         print(f"compute capability {major}.{minor}", flush=True)
         print("is_bf16_supported() (counts emulation):", torch.cuda.is_bf16_supported(), flush=True)
-        print("is_bf16_supported(including_emulation=False):",
-              torch.cuda.is_bf16_supported(including_emulation=False), flush=True)
+        print(
+            "is_bf16_supported(including_emulation=False):",
+            torch.cuda.is_bf16_supported(including_emulation=False),
+            flush=True,
+        )
     else:
         print("is_bf16_supported():", torch.cuda.is_bf16_supported(), flush=True)
     from transformers.utils import is_torch_bf16_gpu_available
+
     print("transformers is_torch_bf16_gpu_available():", is_torch_bf16_gpu_available(), flush=True)
 
 

@@ -58,7 +58,10 @@ def main():
         saved_on = "cuda:3" if args.device_count else "cuda:0"
         save_as_if_on(saved_on, ckpt, path)
         print(f"checkpoint written by a job on {saved_on}: {path}", flush=True)
-        print(f"this machine: torch {torch.__version__}, cuda available: {torch.cuda.is_available()}", flush=True)
+        print(
+            f"this machine: torch {torch.__version__}, cuda available: {torch.cuda.is_available()}",
+            flush=True,
+        )
 
         if args.fixed:
             sd = torch.load(path, map_location="cpu", weights_only=True)
@@ -69,8 +72,10 @@ def main():
         elif args.bad_map_location:
             torch.load(path, map_location="gpu", weights_only=True)
         elif args.device_count:
-            with mock.patch("torch.cuda.is_available", return_value=True), \
-                 mock.patch("torch.cuda.device_count", return_value=1):
+            with (
+                mock.patch("torch.cuda.is_available", return_value=True),
+                mock.patch("torch.cuda.device_count", return_value=1),
+            ):
                 torch.load(path, weights_only=True)
         else:
             torch.load(path, weights_only=True)  # no map_location: back to cuda:0

@@ -34,6 +34,7 @@ Every variant except --fixed exits non-zero. Captured output of each is in logs/
 """
 
 import argparse
+from typing import ClassVar
 
 import torch
 from torch.nn.utils.rnn import pad_sequence
@@ -52,7 +53,7 @@ class Sentences(Dataset):
 
 
 class Images(Dataset):
-    widths = [224, 300, 224, 224]
+    widths: ClassVar[list[int]] = [224, 300, 224, 224]
 
     def __len__(self):
         return len(self.widths)
@@ -62,7 +63,7 @@ class Images(Dataset):
 
 
 class Detections(Dataset):
-    labels = [[1, 2], [3], [1, 1, 2], [4, 5]]
+    labels: ClassVar[list[list[int]]] = [[1, 2], [3], [1, 1, 2], [4, 5]]
 
     def __len__(self):
         return len(self.labels)
@@ -72,7 +73,7 @@ class Detections(Dataset):
 
 
 class TokenLists(Dataset):
-    lengths = [5, 7, 7, 7]
+    lengths: ClassVar[list[int]] = [5, 7, 7, 7]
 
     def __len__(self):
         return len(self.lengths)
@@ -121,7 +122,10 @@ def main():
     )
     for step, batch in enumerate(loader):
         if isinstance(batch, dict) and "attention_mask" in batch:
-            print(f"step {step}: input_ids {tuple(batch['input_ids'].shape)} lengths {batch['lengths'].tolist()}", flush=True)
+            print(
+                f"step {step}: input_ids {tuple(batch['input_ids'].shape)} lengths {batch['lengths'].tolist()}",
+                flush=True,
+            )
         else:
             print(f"step {step}: ok", flush=True)
     print("epoch done", flush=True)

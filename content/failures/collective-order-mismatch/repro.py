@@ -30,11 +30,11 @@ if "--no-debug" not in sys.argv:
     # Must be in the environment before torch is imported; setting it later has no effect.
     os.environ.setdefault("TORCH_DISTRIBUTED_DEBUG", "DETAIL")
 
-import argparse  # noqa: E402
-import datetime  # noqa: E402
+import argparse
+import datetime
 
-import torch  # noqa: E402
-import torch.distributed as dist  # noqa: E402
+import torch
+import torch.distributed as dist
 
 
 def main():
@@ -57,19 +57,21 @@ def main():
 
     # name -> (value recorded by this rank, how it is synced)
     loss = ("loss", torch.tensor([1.0 + rank]), mean_all_reduce)
-    best = ("best_step", torch.tensor([100.0 + rank]),
-            mean_all_reduce if args.same_shape else from_rank0)
+    best = ("best_step", torch.tensor([100.0 + rank]), mean_all_reduce if args.same_shape else from_rank0)
     # Insertion order follows the order each rank happened to record its metrics.
     recorded = [loss, best] if rank == 0 else [best, loss]
     if args.fixed:
         recorded = sorted(recorded, key=lambda m: m[0])
 
-    for name, value, sync in recorded:
+    for _name, value, sync in recorded:
         sync(value)
 
-    print(f"rank {rank}: loss={loss[1].item():.1f} (expected 1.5) "
-          f"best_step={best[1].item():.1f} "
-          f"(expected {100.5 if args.same_shape else 100.0})", flush=True)
+    print(
+        f"rank {rank}: loss={loss[1].item():.1f} (expected 1.5) "
+        f"best_step={best[1].item():.1f} "
+        f"(expected {100.5 if args.same_shape else 100.0})",
+        flush=True,
+    )
     dist.destroy_process_group()
 
 

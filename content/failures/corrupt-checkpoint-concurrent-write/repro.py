@@ -54,7 +54,9 @@ LFS_POINTER = (
     "oid sha256:9f2c1d0e4b7a65f38e21c0d9a7b6e5f4c3d2b1a09f8e7d6c5b4a392817160504\n"
     "size 438012345\n"
 )
-HTML_PAGE = "<!DOCTYPE html>\n<html><head><title>403 Forbidden</title></head><body>Access denied</body></html>\n"
+HTML_PAGE = (
+    "<!DOCTYPE html>\n<html><head><title>403 Forbidden</title></head><body>Access denied</body></html>\n"
+)
 
 
 def state(seed=0, n=4):
@@ -110,8 +112,11 @@ def two_writers(path, same_size):
         loaded = torch.load(path, map_location="cpu", weights_only=True)
         mine = state(seed=0, n=16)
         other = state(seed=1, n=16)
-        print(f"loaded without error: {sum(torch.equal(loaded[k], mine[k]) for k in mine)} tensors from rank 0, "
-              f"{sum(torch.equal(loaded[k], other[k]) for k in other)} from rank 1", flush=True)
+        print(
+            f"loaded without error: {sum(torch.equal(loaded[k], mine[k]) for k in mine)} tensors from rank 0, "
+            f"{sum(torch.equal(loaded[k], other[k]) for k in other)} from rank 1",
+            flush=True,
+        )
         bad = zipfile.ZipFile(path).testzip()
         print(f"zipfile CRC check: first bad member = {bad}", flush=True)
     dist.destroy_process_group()
@@ -150,7 +155,9 @@ def main():
         elif args.lfs or args.html:
             with open(path, "w") as f:
                 f.write(LFS_POINTER if args.lfs else HTML_PAGE)
-            print(f"{path}: {os.path.getsize(path)} bytes, starts with {open(path).read(20)!r}", flush=True)
+            with open(path) as f:
+                head = f.read(20)
+            print(f"{path}: {os.path.getsize(path)} bytes, starts with {head!r}", flush=True)
             torch.load(path, map_location="cpu", weights_only=not args.weights_only_false)
         elif args.disk_full:
             print("saving to /dev/full (every write returns ENOSPC)", flush=True)

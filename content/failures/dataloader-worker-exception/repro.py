@@ -31,6 +31,7 @@ import sys
 import torch
 from torch.utils.data import DataLoader, Dataset, default_collate
 
+
 class RecordError(Exception):
     """An exception whose constructor takes two arguments (like many library errors)."""
 

@@ -75,8 +75,7 @@ def count_items(batch):
 def join_cgroup(worker_id):
     with open(os.path.join(CGROUP, "cgroup.procs"), "w") as f:
         f.write(str(os.getpid()))
-    print(f"worker {worker_id} (pid {os.getpid()}): private memory at start {private_mb()} MB",
-          flush=True)
+    print(f"worker {worker_id} (pid {os.getpid()}): private memory at start {private_mb()} MB", flush=True)
 
 
 def make_cgroup():
@@ -92,10 +91,13 @@ def make_cgroup():
     cg = os.path.join(base, f"denpex-loader-{os.getpid()}")
     os.mkdir(cg)
     if v == 1:
-        open(os.path.join(cg, "memory.limit_in_bytes"), "w").write(str(LIMIT))
+        with open(os.path.join(cg, "memory.limit_in_bytes"), "w") as f:
+            f.write(str(LIMIT))
     else:
-        open(os.path.join(cg, "memory.max"), "w").write(str(LIMIT))
-        open(os.path.join(cg, "memory.swap.max"), "w").write("0")
+        with open(os.path.join(cg, "memory.max"), "w") as f:
+            f.write(str(LIMIT))
+        with open(os.path.join(cg, "memory.swap.max"), "w") as f:
+            f.write("0")
     return cg
 
 
@@ -108,8 +110,9 @@ def main():
     torch.multiprocessing.set_start_method("fork")
     dataset = FileNames(args.fixed)
     CGROUP = make_cgroup()
-    loader = DataLoader(dataset, batch_size=2000, num_workers=2, worker_init_fn=join_cgroup,
-                        collate_fn=count_items)
+    loader = DataLoader(
+        dataset, batch_size=2000, num_workers=2, worker_init_fn=join_cgroup, collate_fn=count_items
+    )
     rc = 0
     try:
         seen = 0

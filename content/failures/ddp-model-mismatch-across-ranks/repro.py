@@ -60,12 +60,12 @@ def main():
 
     if args.fixed:
         for p_ in model.embed.parameters():
-            p_.requires_grad_(False)          # same decision on every rank
+            p_.requires_grad_(False)  # same decision on every rank
         if rank == 0:
             print("frozen: embed", flush=True)
     elif args.resize_embedding:
-        if rank == 0:                         # tokenizer setup done on the main process only
-            model.embed = nn.Embedding(100 + 3, 8)   # 3 added special tokens
+        if rank == 0:  # tokenizer setup done on the main process only
+            model.embed = nn.Embedding(100 + 3, 8)  # 3 added special tokens
     elif args.channels_last:
         if rank == 1:
             model = model.to(memory_format=torch.channels_last)
@@ -73,7 +73,7 @@ def main():
         if rank == 0:
             print("freezing the embedding and conv layers", flush=True)
             for m in (model.embed, model.conv):
-                m.requires_grad_(False)       # only rank 0 freezes
+                m.requires_grad_(False)  # only rank 0 freezes
 
     ddp = DDP(model)
     n = sum(p_.numel() for p_ in ddp.parameters() if p_.requires_grad)

@@ -60,10 +60,7 @@ def main():
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=5))
     rank = dist.get_rank()
     torch.manual_seed(0)
-    if args.find_unused:
-        model = DDP(Net(), find_unused_parameters=True)
-    else:
-        model = DDP(Net(), static_graph=True)
+    model = DDP(Net(), find_unused_parameters=True) if args.find_unused else DDP(Net(), static_graph=True)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
 
     warmup = 1

@@ -43,7 +43,7 @@ class Encoder(nn.Module):
         self.embed = nn.Linear(8, 8)
         self.blocks = nn.ModuleList(nn.Linear(8, 8) for _ in range(2))
         self.head = nn.Linear(8, 1)
-        self.unused_head = nn.Linear(8, 4)      # e.g. a pretraining head this task ignores
+        self.unused_head = nn.Linear(8, 4)  # e.g. a pretraining head this task ignores
         self.center = nn.Parameter(torch.zeros(8))
 
     def forward(self, x):
@@ -76,7 +76,7 @@ def main():
     opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
 
     for step in range(3):
-        x = torch.randn(4, 8, requires_grad=True)   # reentrant checkpoint needs a grad input
+        x = torch.randn(4, 8, requires_grad=True)  # reentrant checkpoint needs a grad input
         y, h = ddp(x)
         loss = y.pow(2).mean()
         if args.outside_forward:

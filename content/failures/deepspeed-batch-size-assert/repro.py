@@ -22,11 +22,11 @@ import sys
 
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 
-import importlib  # noqa: E402
+import importlib
 
-import deepspeed  # noqa: E402
-import torch  # noqa: E402
-import torch.distributed as dist  # noqa: E402
+import deepspeed
+import torch
+import torch.distributed as dist
 
 # DeepSpeed's CPU backend JIT-compiles a shared-memory all-reduce op (about 80 s, needs a C++
 # compiler) when the communication backend is created. It plays no part in the batch-size
@@ -41,19 +41,24 @@ def main():
         ds_config = {"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 2}
     else:
         # copied from a run on 4 GPUs
-        ds_config = {"train_batch_size": 16, "train_micro_batch_size_per_gpu": 2,
-                     "gradient_accumulation_steps": 2}
+        ds_config = {
+            "train_batch_size": 16,
+            "train_micro_batch_size_per_gpu": 2,
+            "gradient_accumulation_steps": 2,
+        }
     ds_config["optimizer"] = {"type": "SGD", "params": {"lr": 0.1}}
 
     deepspeed.init_distributed(dist_backend="gloo")
     model = torch.nn.Linear(4, 1)
-    engine, _, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
-                                           config=ds_config)
+    engine, _, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=ds_config)
     if dist.get_rank() == 0:
-        print(f"train_batch_size={engine.train_batch_size()} "
-              f"micro={engine.train_micro_batch_size_per_gpu()} "
-              f"accumulation={engine.gradient_accumulation_steps()} "
-              f"world_size={dist.get_world_size()}", flush=True)
+        print(
+            f"train_batch_size={engine.train_batch_size()} "
+            f"micro={engine.train_micro_batch_size_per_gpu()} "
+            f"accumulation={engine.gradient_accumulation_steps()} "
+            f"world_size={dist.get_world_size()}",
+            flush=True,
+        )
     loss = engine(torch.randn(2, 4)).sum()
     engine.backward(loss)
     engine.step()

@@ -46,8 +46,16 @@ def main():
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=args.timeout))
     rank = dist.get_rank()
     torch.manual_seed(0)
-    cfg = GPT2Config(vocab_size=64, n_positions=64, n_embd=32, n_layer=2, n_head=2,
-                     bos_token_id=0, eos_token_id=None, pad_token_id=0)
+    cfg = GPT2Config(
+        vocab_size=64,
+        n_positions=64,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=0,
+        eos_token_id=None,
+        pad_token_id=0,
+    )
     model = GPT2LMHeadModel(cfg).eval()
     mesh = init_device_mesh("cpu", (dist.get_world_size(),))
     for block in model.transformer.h:
@@ -57,16 +65,28 @@ def main():
     prompt = torch.tensor([[3 + rank, 5, 7]])
     with torch.no_grad():
         # Probe: every rank decodes NEW_TOKENS greedily with no EOS (same number of steps).
-        probe = model.generate(prompt, max_new_tokens=NEW_TOKENS, do_sample=False,
-                               eos_token_id=None, pad_token_id=0, synced_gpus=True)
-        new = probe[0, prompt.shape[1]:].tolist()
+        probe = model.generate(
+            prompt,
+            max_new_tokens=NEW_TOKENS,
+            do_sample=False,
+            eos_token_id=None,
+            pad_token_id=0,
+            synced_gpus=True,
+        )
+        new = probe[0, prompt.shape[1] :].tolist()
         # Rank 1 "hits EOS" early: the first token of its probe that differs from the ones
         # before it (so it stops after 2 or 3 tokens); rank 0 gets an EOS id it never produces.
         early = next((t for i, t in enumerate(new[1:], 1) if t not in new[:i]), new[0])
         eos = early if rank == 1 else next(t for t in range(1, 64) if t not in new)
         synced = True if args.synced else None if args.auto else False
-        out = model.generate(prompt, max_new_tokens=NEW_TOKENS, do_sample=False,
-                             eos_token_id=eos, pad_token_id=0, synced_gpus=synced)
+        out = model.generate(
+            prompt,
+            max_new_tokens=NEW_TOKENS,
+            do_sample=False,
+            eos_token_id=eos,
+            pad_token_id=0,
+            synced_gpus=synced,
+        )
     print(f"rank {rank}: generated {out.shape[1] - prompt.shape[1]} tokens", flush=True)
     dist.barrier()  # e.g. gathering the rollouts of all ranks
     print(f"rank {rank}: all ranks finished generating", flush=True)

@@ -14,6 +14,7 @@ Variants:
                                 with a readable message before any kernel runs)
 Each variant finishes in about a second and exits non-zero.
 """
+
 import sys
 
 import torch

@@ -82,7 +82,7 @@ def main():
     if args.half_model:
         model = model.half()  # like from_pretrained(..., torch_dtype=torch.float16)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    features = rng.normal(size=(32, 6))                    # numpy float64
+    features = rng.normal(size=(32, 6))  # numpy float64
     labels = rng.integers(0, 3, size=32).astype(np.float32)  # labels stored as float
 
     for step in range(3):

@@ -79,15 +79,25 @@ def main():
         torch._dynamo.config.accumulated_recompile_limit = 4  # default 256
 
     if args.dtype or args.accumulated:
-        dtypes = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
-                  torch.int32, torch.int16, torch.int8, torch.uint8, torch.complex64]
+        dtypes = [
+            torch.float32,
+            torch.float64,
+            torch.float16,
+            torch.bfloat16,
+            torch.int64,
+            torch.int32,
+            torch.int16,
+            torch.int8,
+            torch.uint8,
+            torch.complex64,
+        ]
         cf = torch.compile(lambda t: t * 2 + 1, backend=counter)
         for d in dtypes:
             cf(torch.ones(4, dtype=d))
         calls = len(dtypes)
     else:
         model = torch.compile(Decay(args.fixed), backend=counter, fullgraph=args.fullgraph)
-        for step in range(STEPS):
+        for _step in range(STEPS):
             with torch.no_grad():
                 model(x)
         calls = STEPS

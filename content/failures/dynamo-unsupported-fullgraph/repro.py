@@ -85,6 +85,7 @@ def main():
         return
 
     if variant == "error-on-graph-break":
+
         def step(inp):
             with torch._dynamo.error_on_graph_break(True):
                 return model(inp)

@@ -46,7 +46,8 @@ import tempfile
 import torch
 import torch.distributed as dist
 import torch.nn as nn
-from torch.distributed.fsdp import FullStateDictConfig, FullyShardedDataParallel as FSDP, StateDictType
+from torch.distributed.fsdp import FullStateDictConfig, StateDictType
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
 
 def make_model():
@@ -74,8 +75,16 @@ def load_as(model, kind, sd):
 def main():
     p = argparse.ArgumentParser()
     g = p.add_mutually_exclusive_group()
-    for flag in ("--local-dict", "--full-into-local", "--full-into-sharded", "--local-into-sharded",
-                 "--mixed", "--fsdp2", "--dcp", "--fixed"):
+    for flag in (
+        "--local-dict",
+        "--full-into-local",
+        "--full-into-sharded",
+        "--local-into-sharded",
+        "--mixed",
+        "--fsdp2",
+        "--dcp",
+        "--fixed",
+    ):
         g.add_argument(flag, action="store_true")
     args = p.parse_args()
 
@@ -90,7 +99,10 @@ def main():
         model = make_model()
         fully_shard(model)
         sd = model.state_dict()
-        print(f"rank {rank}: FSDP2 state_dict value types {sorted({type(v).__name__ for v in sd.values()})}", flush=True)
+        print(
+            f"rank {rank}: FSDP2 state_dict value types {sorted({type(v).__name__ for v in sd.values()})}",
+            flush=True,
+        )
         make_model().load_state_dict(sd)
     elif args.dcp:
         import torch.distributed.checkpoint as dcp
@@ -120,11 +132,18 @@ def main():
         dcp.save({"model": state_dict_of(other, StateDictType.SHARDED_STATE_DICT)}, checkpoint_id=dcp_dir)
         dist.barrier()
         if rank == 0:
-            print("plain model <- FULL_STATE_DICT:", make_model().load_state_dict(
-                torch.load(path, map_location="cpu", weights_only=True)), flush=True)
+            print(
+                "plain model <- FULL_STATE_DICT:",
+                make_model().load_state_dict(torch.load(path, map_location="cpu", weights_only=True)),
+                flush=True,
+            )
             dcp_to_torch_save(dcp_dir, os.path.join(shared, "from_dcp.pt"))
             converted = torch.load(os.path.join(shared, "from_dcp.pt"), map_location="cpu", weights_only=True)
-            print("plain model <- dcp_to_torch_save:", make_model().load_state_dict(converted["model"]), flush=True)
+            print(
+                "plain model <- dcp_to_torch_save:",
+                make_model().load_state_dict(converted["model"]),
+                flush=True,
+            )
         dist.barrier()
     else:
         model = fsdp1(nested=args.mixed)
@@ -133,7 +152,9 @@ def main():
             state_dict_of(model, StateDictType.FULL_STATE_DICT)
         elif args.full_into_local or args.full_into_sharded:
             full = make_model().state_dict()  # e.g. a pretrained checkpoint
-            kind = StateDictType.LOCAL_STATE_DICT if args.full_into_local else StateDictType.SHARDED_STATE_DICT
+            kind = (
+                StateDictType.LOCAL_STATE_DICT if args.full_into_local else StateDictType.SHARDED_STATE_DICT
+            )
             load_as(model, kind, full)
         elif args.local_into_sharded:
             local = state_dict_of(model, StateDictType.LOCAL_STATE_DICT)

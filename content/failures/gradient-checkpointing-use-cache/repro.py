@@ -44,8 +44,14 @@ def main():
     args = p.parse_args()
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=4,
-                      num_attention_heads=4, num_key_value_heads=4, vocab_size=128)
+    cfg = LlamaConfig(
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        vocab_size=128,
+    )
     model = LlamaForCausalLM(cfg)
     model.activation_checkpointing_enable()
     model.train()
@@ -65,7 +71,10 @@ def main():
         with ctx():
             t = time.perf_counter()
             _, cached = decode(model, prompt, 32)
-            print(f"decode 32 tokens ({label}): {time.perf_counter() - t:.2f} s, cache kept: {cached}", flush=True)
+            print(
+                f"decode 32 tokens ({label}): {time.perf_counter() - t:.2f} s, cache kept: {cached}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def pad_batch(rows, side):
 def generate(model, ids, mask):
     with torch.no_grad():
         out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=NEW_TOKENS, do_sample=False)
-    return out[:, ids.shape[1]:].tolist()
+    return out[:, ids.shape[1] :].tolist()
 
 
 def main():
@@ -76,7 +76,9 @@ def main():
     model = build_model()
 
     # Reference: each prompt alone, no padding at all.
-    ref = [generate(model, torch.tensor([r]), torch.ones(1, len(r), dtype=torch.long))[0] for r in (LONG, SHORT)]
+    ref = [
+        generate(model, torch.tensor([r]), torch.ones(1, len(r), dtype=torch.long))[0] for r in (LONG, SHORT)
+    ]
 
     ids, mask = pad_batch([LONG, SHORT], side)
     print(f"padding_side={side}")
@@ -85,13 +87,16 @@ def main():
     got = generate(model, ids, mask)
 
     bad = 0
-    for name, r, g in zip(("long", "short"), ref, got):
+    for name, r, g in zip(("long", "short"), ref, got, strict=True):
         same = r == g
         bad += not same
         print(f"{name:5s} alone:   {r}")
         print(f"{name:5s} batched: {g}  {'OK' if same else 'MISMATCH'}", flush=True)
     if bad:
-        print(f"{bad} row(s) differ from their unbatched output: right padding corrupted generation", file=sys.stderr)
+        print(
+            f"{bad} row(s) differ from their unbatched output: right padding corrupted generation",
+            file=sys.stderr,
+        )
         sys.exit(1)
     print("all rows match their unbatched output")
 

@@ -20,6 +20,7 @@ script then prints the kernel's own lines about the kill from `dmesg`
 """
 
 import argparse
+import contextlib
 import datetime
 import os
 import resource
@@ -59,19 +60,21 @@ def make_limited_cgroup():
     try:
         os.mkdir(path)
         if version == 1:
-            open(os.path.join(path, "memory.limit_in_bytes"), "w").write(str(LIMIT))
+            with open(os.path.join(path, "memory.limit_in_bytes"), "w") as f:
+                f.write(str(LIMIT))
             swap = os.path.join(path, "memory.memsw.limit_in_bytes")
             if os.path.exists(swap):
-                open(swap, "w").write(str(LIMIT))
+                with open(swap, "w") as f:
+                    f.write(str(LIMIT))
         else:
-            open(os.path.join(path, "memory.max"), "w").write(str(LIMIT))
-            open(os.path.join(path, "memory.swap.max"), "w").write("0")
+            with open(os.path.join(path, "memory.max"), "w") as f:
+                f.write(str(LIMIT))
+            with open(os.path.join(path, "memory.swap.max"), "w") as f:
+                f.write("0")
     except OSError as e:
         print(f"[repro] cannot create a memory cgroup ({e}); using the RLIMIT_AS variant", flush=True)
-        try:
+        with contextlib.suppress(OSError):
             os.rmdir(path)
-        except OSError:
-            pass
         return None
     return path
 
@@ -144,12 +147,25 @@ def main():
     pidfile = tempfile.mktemp(prefix="denpex-oom-pid-")
     try:
         # `python -m torch.distributed.run` is torchrun, without depending on PATH.
-        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-               os.path.abspath(__file__),
-               "--worker", "--cgroup", cgroup, "--pidfile", pidfile]
+        cmd = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node=2",
+            os.path.abspath(__file__),
+            "--worker",
+            "--cgroup",
+            cgroup,
+            "--pidfile",
+            pidfile,
+        ]
         rc = subprocess.run(cmd, stdin=subprocess.DEVNULL).returncode
         print(f"[repro] torchrun exit code: {rc}", flush=True)
-        pid = open(pidfile).read().strip() if os.path.exists(pidfile) else "?"
+        pid = "?"
+        if os.path.exists(pidfile):
+            with open(pidfile) as f:
+                pid = f.read().strip()
         time.sleep(0.5)
         lines = kernel_lines(pid)
         print(f"[repro] kernel log (dmesg) for pid {pid}:", flush=True)

@@ -68,10 +68,7 @@ def main():
         x = torch.randn(16, 8)
         target = torch.randint(0, 4, (16,))
         out = model(x)
-        if args.relu_inplace:
-            loss = out.pow(2).mean()
-        else:
-            loss = -out.gather(1, target[:, None]).log().mean()
+        loss = out.pow(2).mean() if args.relu_inplace else -out.gather(1, target[:, None]).log().mean()
         if args.step_before_backward:
             # e.g. a second loss on the same weights was stepped first (GAN D/G updates)
             aux = model.proj(model.features.detach()).pow(2).mean()

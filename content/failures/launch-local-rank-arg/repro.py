@@ -35,8 +35,13 @@ def main():
     p = argparse.ArgumentParser()
     if fixed:
         # Both spellings map to one dest; the environment wins when no flag was passed.
-        p.add_argument("--local-rank", "--local_rank", dest="local_rank", type=int,
-                       default=int(os.environ.get("LOCAL_RANK", 0)))
+        p.add_argument(
+            "--local-rank",
+            "--local_rank",
+            dest="local_rank",
+            type=int,
+            default=int(os.environ.get("LOCAL_RANK", 0)),
+        )
     elif dashed_only:
         p.add_argument("--local-rank", type=int, default=0)
     else:

@@ -39,12 +39,12 @@ def main():
     torch.manual_seed(0)
     x = torch.randn(256, 4)
     w_true = torch.tensor([1.5, -2.0, 0.5, 1.0])
-    y = x @ w_true                                   # shape [256]
-    model = nn.Linear(4, 1)                          # output shape [256, 1]
+    y = x @ w_true  # shape [256]
+    model = nn.Linear(4, 1)  # output shape [256, 1]
 
     if args.bce or args.bce_logits:
-        labels = (y > 0).float()                     # [256]
-        logits = model(x)                            # [256, 1]
+        labels = (y > 0).float()  # [256]
+        logits = model(x)  # [256, 1]
         if args.bce:
             F.binary_cross_entropy(torch.sigmoid(logits), labels)
         else:
@@ -55,7 +55,7 @@ def main():
     for step in range(300):
         pred = model(x)
         if args.fixed:
-            pred = pred.squeeze(-1)                  # [256] vs [256]
+            pred = pred.squeeze(-1)  # [256] vs [256]
         loss = F.mse_loss(pred, y)
         opt.zero_grad()
         loss.backward()
@@ -64,9 +64,12 @@ def main():
             print(f"step {step} loss {loss.item():.4f}", flush=True)
     with torch.no_grad():
         pred = model(x).squeeze(-1)
-        print(f"var(y) = {y.var(unbiased=False).item():.4f}  "
-              f"mean(y) = {y.mean().item():.4f}  mean(pred) = {pred.mean().item():.4f}  "
-              f"std(pred) = {pred.std().item():.4f}  std(y) = {y.std().item():.4f}", flush=True)
+        print(
+            f"var(y) = {y.var(unbiased=False).item():.4f}  "
+            f"mean(y) = {y.mean().item():.4f}  mean(pred) = {pred.mean().item():.4f}  "
+            f"std(pred) = {pred.std().item():.4f}  std(y) = {y.std().item():.4f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -76,8 +76,14 @@ def main():
             rss_mb = status_kb("VmRSS") // 1024
             # print() uses str(), which shows grad_fn; an f-string "{t}" of a 0-dim
             # tensor formats t.item() and hides it.
-            print(f"step {step}: running_loss", running_loss,
-                  "running_entropy", running_entropy, f"rss={rss_mb} MB", flush=True)
+            print(
+                f"step {step}: running_loss",
+                running_loss,
+                "running_entropy",
+                running_entropy,
+                f"rss={rss_mb} MB",
+                flush=True,
+            )
     print(f"done: 40 steps, rss={status_kb('VmRSS') // 1024} MB", flush=True)
 
 

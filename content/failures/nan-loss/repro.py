@@ -51,7 +51,7 @@ class DistanceModel(nn.Module):
             # looks safe in forward, but sqrt's backward is NaN for pred < 0
             dist = torch.where(pred > 0, torch.sqrt(pred), torch.zeros_like(pred))
         # a small penalty on the raw prediction (any term that uses pred directly)
-        loss = ((dist - target) ** 2).mean() + 0.01 * (pred ** 2).mean()
+        loss = ((dist - target) ** 2).mean() + 0.01 * (pred**2).mean()
         return {"loss": loss}
 
 
@@ -71,8 +71,11 @@ def plain_loop(args):
         loss = model(x, target)["loss"]
         loss.backward()
         if args.find_first:
-            bad = [n for n, p in model.named_parameters()
-                   if p.grad is not None and not torch.isfinite(p.grad).all()]
+            bad = [
+                n
+                for n, p in model.named_parameters()
+                if p.grad is not None and not torch.isfinite(p.grad).all()
+            ]
             if bad:
                 print(f"step {step}: loss {loss.item():.4f} is finite, non-finite grads in {bad}", flush=True)
                 return 1
@@ -105,9 +108,17 @@ def hf_trainer(args):
     torch.manual_seed(0)
     out = tempfile.mkdtemp()
     targs = TrainingArguments(
-        output_dir=out, per_device_train_batch_size=16, max_steps=8, learning_rate=0.1,
-        logging_steps=2, save_strategy="no", report_to=[], use_cpu=True,
-        optim="sgd", lr_scheduler_type="constant", disable_tqdm=True,
+        output_dir=out,
+        per_device_train_batch_size=16,
+        max_steps=8,
+        learning_rate=0.1,
+        logging_steps=2,
+        save_strategy="no",
+        report_to=[],
+        use_cpu=True,
+        optim="sgd",
+        lr_scheduler_type="constant",
+        disable_tqdm=True,
     )
     Trainer(model=DistanceModel(fixed=args.fixed), args=targs, train_dataset=DS()).train()
 

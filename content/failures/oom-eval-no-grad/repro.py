@@ -56,9 +56,12 @@ def main():
             probs.append(out)
             labels.append(torch.randint(0, 10, (BATCH,)))
             if i % 4 == 0 or i == BATCHES - 1:
-                print(f"eval batch {i}: requires_grad={out.requires_grad} "
-                      f"grad_fn={type(out.grad_fn).__name__ if out.grad_fn else None} "
-                      f"rss={rss_mb()} MB", flush=True)
+                print(
+                    f"eval batch {i}: requires_grad={out.requires_grad} "
+                    f"grad_fn={type(out.grad_fn).__name__ if out.grad_fn else None} "
+                    f"rss={rss_mb()} MB",
+                    flush=True,
+                )
 
     scores = np.asarray(torch.cat(probs))  # what sklearn metrics do with a tensor
     acc = (scores.argmax(1) == torch.cat(labels).numpy()).mean()

@@ -35,6 +35,7 @@ Every variant except --fixed exits with code 1.
 """
 
 import argparse
+import itertools
 import os
 import tempfile
 
@@ -85,8 +86,14 @@ def lightning_resume(tmp):
             return torch.optim.AdamW(params, lr=1e-3)
 
     data = DataLoader(TensorDataset(torch.randint(0, 50, (8, 6))), batch_size=4)
-    opts = dict(accelerator="cpu", devices=1, logger=False, enable_checkpointing=False,
-                enable_progress_bar=False, enable_model_summary=False)
+    opts = dict(
+        accelerator="cpu",
+        devices=1,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
     trainer = pl.Trainer(max_epochs=1, **opts)
     trainer.fit(Lit(split_groups=False), data)
     path = os.path.join(tmp, "last.ckpt")
@@ -117,8 +124,16 @@ def hf_trainer_resume(tmp):
         return m
 
     def targs(max_steps):
-        return TrainingArguments(output_dir=tmp, max_steps=max_steps, save_steps=2, per_device_train_batch_size=4,
-                                 report_to=[], use_cpu=True, disable_tqdm=True, logging_steps=1)
+        return TrainingArguments(
+            output_dir=tmp,
+            max_steps=max_steps,
+            save_steps=2,
+            per_device_train_batch_size=4,
+            report_to=[],
+            use_cpu=True,
+            disable_tqdm=True,
+            logging_steps=1,
+        )
 
     Trainer(model=gpt2(False), args=targs(2), train_dataset=Tokens()).train()
     print("resuming from the last checkpoint with the embeddings frozen", flush=True)
@@ -177,9 +192,15 @@ def main():
             if old_names == new_names:
                 opt.load_state_dict(ckpt["optimizer"])
             else:
-                added = sorted(set(sum(new_names, [])) - set(sum(old_names, [])))
-                print(f"optimizer state NOT restored: parameters changed (new: {added}); "
-                      "starting with fresh Adam moments", flush=True)
+                added = sorted(
+                    set(itertools.chain.from_iterable(new_names))
+                    - set(itertools.chain.from_iterable(old_names))
+                )
+                print(
+                    f"optimizer state NOT restored: parameters changed (new: {added}); "
+                    "starting with fresh Adam moments",
+                    flush=True,
+                )
             step(model, opt)
             print("step 2 done", flush=True)
             return

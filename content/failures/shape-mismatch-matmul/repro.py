@@ -55,13 +55,13 @@ def main():
     torch.manual_seed(0)
 
     if args.seq:
-        proj = nn.Linear(20, 5)                 # expects 20 features per token
-        tokens = torch.randn(4, 7, 10)          # [batch, seq, 10]
+        proj = nn.Linear(20, 5)  # expects 20 features per token
+        tokens = torch.randn(4, 7, 10)  # [batch, seq, 10]
         proj(tokens)
         return
     if args.bmm:
-        q = torch.randn(2, 4, 10)               # [batch, queries, head_dim=10]
-        k_t = torch.randn(2, 20, 5)             # transposed keys with head_dim=20
+        q = torch.randn(2, 4, 10)  # [batch, queries, head_dim=10]
+        k_t = torch.randn(2, 20, 5)  # transposed keys with head_dim=20
         torch.bmm(q, k_t)
         return
     if args.mv:
@@ -73,7 +73,7 @@ def main():
 
     model = SmallCNN(adaptive=args.fixed)
     print("trained on 32x32:", tuple(model(torch.randn(4, 3, 32, 32)).shape), flush=True)
-    images = torch.randn(4, 3, 64, 64)          # new data pipeline resizes to 64x64
+    images = torch.randn(4, 3, 64, 64)  # new data pipeline resizes to 64x64
     print("64x64 batch:", tuple(model(images).shape), flush=True)
 
 

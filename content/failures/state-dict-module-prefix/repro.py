@@ -65,8 +65,15 @@ def lightning_state_dict(tmp):
         def configure_optimizers(self):
             return torch.optim.SGD(self.parameters(), lr=0.1)
 
-    trainer = pl.Trainer(max_epochs=1, accelerator="cpu", devices=1, logger=False,
-                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
+    trainer = pl.Trainer(
+        max_epochs=1,
+        accelerator="cpu",
+        devices=1,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
     trainer.fit(LitClassifier(), DataLoader(TensorDataset(torch.randn(8, 4)), batch_size=4))
     path = os.path.join(tmp, "epoch0.ckpt")
     trainer.save_checkpoint(path)
@@ -120,7 +127,9 @@ def main():
         if args.strict_false:
             result = model.load_state_dict(sd, strict=False)
             print(result, flush=True)
-            unchanged = all(torch.equal(a, b) for a, b in zip(before, model.state_dict().values()))
+            unchanged = all(
+                torch.equal(a, b) for a, b in zip(before, model.state_dict().values(), strict=True)
+            )
             print(f"weights unchanged after load: {unchanged}", flush=True)
         elif args.fixed:
             for prefix in ("module.", "_orig_mod.", "model."):

@@ -56,8 +56,14 @@ def hf_variant(ignore):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from transformers import BertConfig, BertForSequenceClassification
 
-    cfg = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=64, num_labels=2)
+    cfg = BertConfig(
+        vocab_size=100,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=2,
+    )
     with tempfile.TemporaryDirectory() as d:
         BertForSequenceClassification(cfg).save_pretrained(d)
         print(f"saved a 2-label checkpoint to {d}; loading it with num_labels=5", flush=True)

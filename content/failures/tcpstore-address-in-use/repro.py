@@ -36,8 +36,11 @@ def worker():
     import torch.distributed as dist
 
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=10))
-    print(f"rank {dist.get_rank()}: init_process_group done, store at "
-          f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}", flush=True)
+    print(
+        f"rank {dist.get_rank()}: init_process_group done, store at "
+        f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}",
+        flush=True,
+    )
     dist.barrier()
     dist.destroy_process_group()
 
@@ -70,10 +73,16 @@ def main():
     elif args.fixed:
         cmd = ["torchrun", "--standalone", "--nproc_per_node=2", HERE, "--worker"]
     else:
-        cmd = ["torchrun", "--nnodes=1", "--nproc_per_node=2", "--master_addr=127.0.0.1",
-               f"--master_port={port}", HERE, "--worker"]
-    shown = ["python" if c == sys.executable else os.path.basename(c) if c == HERE else c
-             for c in cmd]
+        cmd = [
+            "torchrun",
+            "--nnodes=1",
+            "--nproc_per_node=2",
+            "--master_addr=127.0.0.1",
+            f"--master_port={port}",
+            HERE,
+            "--worker",
+        ]
+    shown = ["python" if c == sys.executable else os.path.basename(c) if c == HERE else c for c in cmd]
     print("$ " + " ".join(shown), flush=True)
     rc = subprocess.call(cmd, env=env)
     print(f"exit code {rc}", flush=True)

@@ -50,10 +50,14 @@ def worker(crash_rank0, hardcoded_port):
     rank = int(os.environ["RANK"])
     if hardcoded_port:
         os.environ["MASTER_PORT"] = str(hardcoded_port)  # the bug: overrides the launcher's port
-    print(f"rank {rank}: setup (MASTER_ADDR={os.environ['MASTER_ADDR']} "
-          f"MASTER_PORT={os.environ['MASTER_PORT']})", flush=True)
+    print(
+        f"rank {rank}: setup (MASTER_ADDR={os.environ['MASTER_ADDR']} "
+        f"MASTER_PORT={os.environ['MASTER_PORT']})",
+        flush=True,
+    )
     if crash_rank0 and rank == 0:
-        open("/nonexistent/dataset/train-00000.bin", "rb")  # dies before init_process_group
+        with open("/nonexistent/dataset/train-00000.bin", "rb") as f:  # dies before init_process_group
+            f.read()
     dist.init_process_group("gloo", timeout=TIMEOUT)
     dist.barrier()
     print(f"rank {rank}: init_process_group done", flush=True)
@@ -61,8 +65,7 @@ def worker(crash_rank0, hardcoded_port):
 
 
 def run(cmd, env=None):
-    shown = ["python" if c == sys.executable else os.path.basename(c) if c == HERE else c
-             for c in cmd]
+    shown = ["python" if c == sys.executable else os.path.basename(c) if c == HERE else c for c in cmd]
     print("$ " + " ".join(shown), flush=True)
     return subprocess.call(cmd, env=env)
 
@@ -85,26 +88,57 @@ def main():
 
     port = free_port()
     if args.torchrun_node1:
-        rc = run(["torchrun", "--nnodes=2", "--node_rank=1", "--nproc_per_node=1",
-                  "--master_addr=127.0.0.1", f"--master_port={port}", "--rdzv-conf", "timeout=5",
-                  HERE, "--worker"])
+        rc = run(
+            [
+                "torchrun",
+                "--nnodes=2",
+                "--node_rank=1",
+                "--nproc_per_node=1",
+                "--master_addr=127.0.0.1",
+                f"--master_port={port}",
+                "--rdzv-conf",
+                "timeout=5",
+                HERE,
+                "--worker",
+            ]
+        )
     elif args.c10d:
-        rc = run(["torchrun", "--nnodes=2", "--nproc_per_node=1", "--rdzv-backend=c10d",
-                  f"--rdzv-endpoint=127.0.0.1:{port}", "--rdzv-conf", "is_host=0,read_timeout=5",
-                  HERE, "--worker"])
+        rc = run(
+            [
+                "torchrun",
+                "--nnodes=2",
+                "--nproc_per_node=1",
+                "--rdzv-backend=c10d",
+                f"--rdzv-endpoint=127.0.0.1:{port}",
+                "--rdzv-conf",
+                "is_host=0,read_timeout=5",
+                HERE,
+                "--worker",
+            ]
+        )
     elif args.hardcoded_port:
-        rc = run(["torchrun", "--standalone", "--nproc_per_node=2", HERE, "--worker",
-                  f"--override-port={port}"])
+        rc = run(
+            ["torchrun", "--standalone", "--nproc_per_node=2", HERE, "--worker", f"--override-port={port}"]
+        )
     else:
         # Two ranks started by a launcher that only sets the env:// variables.
         procs = []
         for rank in range(2):
-            env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
-                       RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank))
+            env = dict(
+                os.environ,
+                MASTER_ADDR="127.0.0.1",
+                MASTER_PORT=str(port),
+                RANK=str(rank),
+                WORLD_SIZE="2",
+                LOCAL_RANK=str(rank),
+            )
             cmd = [sys.executable, HERE, "--worker"] + ([] if args.fixed else ["--crash-rank0"])
             if rank == 0:
-                print(f"$ RANK=0,1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT={port} "
-                      f"python repro.py --worker", flush=True)
+                print(
+                    f"$ RANK=0,1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT={port} "
+                    f"python repro.py --worker",
+                    flush=True,
+                )
             procs.append(subprocess.Popen(cmd, env=env))
         codes = [pr.wait() for pr in procs]
         print(f"exit codes per rank: {codes}", flush=True)

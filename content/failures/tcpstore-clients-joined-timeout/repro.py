@@ -58,20 +58,37 @@ def main():
 
     port = free_port()
     if args.torchrun_node0:
-        cmd = ["torchrun", "--nnodes=2", "--node_rank=0", "--nproc_per_node=1",
-               "--master_addr=127.0.0.1", f"--master_port={port}", "--rdzv-conf", "timeout=5",
-               HERE, "--worker"]
+        cmd = [
+            "torchrun",
+            "--nnodes=2",
+            "--node_rank=0",
+            "--nproc_per_node=1",
+            "--master_addr=127.0.0.1",
+            f"--master_port={port}",
+            "--rdzv-conf",
+            "timeout=5",
+            HERE,
+            "--worker",
+        ]
         print("$ " + " ".join(os.path.basename(c) if c == HERE else c for c in cmd), flush=True)
         rc = subprocess.call(cmd)
     else:
         started, world_size = 2, (2 if args.fixed else 3)
-        print(f"$ launching {started} processes with WORLD_SIZE={world_size} "
-              f"MASTER_ADDR=127.0.0.1 MASTER_PORT={port}", flush=True)
+        print(
+            f"$ launching {started} processes with WORLD_SIZE={world_size} "
+            f"MASTER_ADDR=127.0.0.1 MASTER_PORT={port}",
+            flush=True,
+        )
         procs = [
             subprocess.Popen(
                 [sys.executable, HERE, "--worker"],
-                env=dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
-                         RANK=str(rank), WORLD_SIZE=str(world_size)),
+                env=dict(
+                    os.environ,
+                    MASTER_ADDR="127.0.0.1",
+                    MASTER_PORT=str(port),
+                    RANK=str(rank),
+                    WORLD_SIZE=str(world_size),
+                ),
             )
             for rank in range(started)
         ]

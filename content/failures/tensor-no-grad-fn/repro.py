@@ -61,8 +61,7 @@ def main():
     args = p.parse_args()
 
     torch.manual_seed(0)
-    model = Model(use_checkpoint=args.reentrant_checkpoint or args.fixed,
-                  reentrant=not args.fixed)
+    model = Model(use_checkpoint=args.reentrant_checkpoint or args.fixed, reentrant=not args.fixed)
     model.requires_grad_(False)  # freeze the pretrained backbone ...
     if args.reentrant_checkpoint:
         model.adapter.requires_grad_(True)  # ... train only the adapter inside the checkpoint

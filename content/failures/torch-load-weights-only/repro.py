@@ -30,7 +30,6 @@ Every variant except --fixed exits with code 1.
 
 import argparse
 import os
-import sys
 import tempfile
 
 import numpy as np
@@ -64,7 +63,10 @@ def training_checkpoint(path, with_numpy):
     else:
         ckpt["args"] = argparse.Namespace(lr=1e-3, batch_size=32, run_name="exp7")
     torch.save(ckpt, path)
-    print(f"saved {path} ({os.path.getsize(path)} bytes), torch {torch.__version__}, numpy {np.__version__}", flush=True)
+    print(
+        f"saved {path} ({os.path.getsize(path)} bytes), torch {torch.__version__}, numpy {np.__version__}",
+        flush=True,
+    )
 
 
 def numpy_allowlist():
@@ -96,8 +98,14 @@ def lightning_resume(tmp):
             return torch.optim.SGD(self.parameters(), lr=0.1)
 
     data = DataLoader(TensorDataset(torch.randn(8, 4)), batch_size=4)
-    opts = dict(accelerator="cpu", devices=1, logger=False, enable_checkpointing=False,
-                enable_progress_bar=False, enable_model_summary=False)
+    opts = dict(
+        accelerator="cpu",
+        devices=1,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
     cfg = argparse.Namespace(lr=0.1)
     trainer = pl.Trainer(max_epochs=1, **opts)
     trainer.fit(LitNet(cfg), data)
@@ -131,7 +139,9 @@ def main():
             training_checkpoint(path, with_numpy=True)
             if args.partial_allowlist:
                 np_core = np._core if hasattr(np, "_core") else np.core
-                with torch.serialization.safe_globals([np_core.multiarray._reconstruct, np.ndarray, np.dtype]):
+                with torch.serialization.safe_globals(
+                    [np_core.multiarray._reconstruct, np.ndarray, np.dtype]
+                ):
                     torch.load(path, map_location="cpu")
             else:
                 torch.load(path, map_location="cpu")
@@ -141,12 +151,15 @@ def main():
             training_checkpoint(np_path, with_numpy=True)
             for f in (path, np_path):
                 print("unsafe globals:", torch.serialization.get_unsafe_globals_in_checkpoint(f), flush=True)
-            with torch.serialization.safe_globals([argparse.Namespace] + numpy_allowlist()):
+            with torch.serialization.safe_globals([argparse.Namespace, *numpy_allowlist()]):
                 a = torch.load(path, map_location="cpu", weights_only=True)
                 b = torch.load(np_path, map_location="cpu", weights_only=True)
             model = TinyNet()
             result = model.load_state_dict(a["model"])
-            print(f"loaded: args={a['args']} epoch={a['epoch']} best={b['best_val_loss']!r} {result}", flush=True)
+            print(
+                f"loaded: args={a['args']} epoch={a['epoch']} best={b['best_val_loss']!r} {result}",
+                flush=True,
+            )
         else:
             training_checkpoint(path, with_numpy=False)
             ckpt = torch.load(path)  # no weights_only: True by default since PyTorch 2.6

@@ -45,16 +45,28 @@ def worker():
     import torch.distributed as dist
 
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=10))
-    print(f"worker rank {dist.get_rank()} of {dist.get_world_size()} started "
-          f"(TORCHELASTIC_RUN_ID={os.environ.get('TORCHELASTIC_RUN_ID')})", flush=True)
+    print(
+        f"worker rank {dist.get_rank()} of {dist.get_world_size()} started "
+        f"(TORCHELASTIC_RUN_ID={os.environ.get('TORCHELASTIC_RUN_ID')})",
+        flush=True,
+    )
     dist.barrier()
     dist.destroy_process_group()
 
 
 def agent_cmd(port, nnodes, run_id, conf):
-    return ["torchrun", f"--nnodes={nnodes}", "--nproc_per_node=1", "--rdzv-backend=c10d",
-            f"--rdzv-endpoint=localhost:{port}", f"--rdzv-id={run_id}", "--rdzv-conf", conf,
-            HERE, "--worker"]
+    return [
+        "torchrun",
+        f"--nnodes={nnodes}",
+        "--nproc_per_node=1",
+        "--rdzv-backend=c10d",
+        f"--rdzv-endpoint=localhost:{port}",
+        f"--rdzv-id={run_id}",
+        "--rdzv-conf",
+        conf,
+        HERE,
+        "--worker",
+    ]
 
 
 def show(cmd):
@@ -86,7 +98,7 @@ def main():
         # second one (otherwise the second loses its store instead of timing out).
         confs = ["join_timeout=15", "join_timeout=10"]
         procs = []
-        for run_id, conf in zip(ids, confs):
+        for run_id, conf in zip(ids, confs, strict=True):
             cmd = agent_cmd(port, 2, run_id, conf)
             show(cmd)
             procs.append(subprocess.Popen(cmd))

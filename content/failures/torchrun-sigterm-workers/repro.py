@@ -54,8 +54,16 @@ def worker(mode):
 def function_entrypoint():
     from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 
-    cfg = LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2, run_id="repro", rdzv_backend="c10d",
-                       rdzv_endpoint="localhost:0", max_restarts=0, monitor_interval=0.1)
+    cfg = LaunchConfig(
+        min_nodes=1,
+        max_nodes=1,
+        nproc_per_node=2,
+        run_id="repro",
+        rdzv_backend="c10d",
+        rdzv_endpoint="localhost:0",
+        max_restarts=0,
+        monitor_interval=0.1,
+    )
     elastic_launch(cfg, worker)("default")
 
 
@@ -69,5 +77,7 @@ if __name__ == "__main__":
     if args.function_entrypoint:
         function_entrypoint()
         sys.exit(0)
-    mode = "agent-signalled" if args.agent_signalled else "ignore-sigterm" if args.ignore_sigterm else "default"
+    mode = (
+        "agent-signalled" if args.agent_signalled else "ignore-sigterm" if args.ignore_sigterm else "default"
+    )
     worker(mode)
