@@ -59,15 +59,19 @@ def worker(action, stage, ckpt):
         engine.step()
         engine.save_checkpoint(ckpt, tag="global_step1")
         if rank == 0:
-            print(f"saved ZeRO-{stage} checkpoint with world size {world}: "
-                  f"{sorted(os.listdir(os.path.join(ckpt, 'global_step1')))}", flush=True)
+            print(
+                f"saved ZeRO-{stage} checkpoint with world size {world}: "
+                f"{sorted(os.listdir(os.path.join(ckpt, 'global_step1')))}",
+                flush=True,
+            )
         return
     print(f"rank {rank}: resuming ZeRO-{stage} from {ckpt} with world size {world}", flush=True)
     if action == "fail":
         engine.load_checkpoint(ckpt, tag="global_step1")
     elif action == "no-optimizer":
-        path, _ = engine.load_checkpoint(ckpt, tag="global_step1",
-                                         load_optimizer_states=False, load_lr_scheduler_states=False)
+        path, _ = engine.load_checkpoint(
+            ckpt, tag="global_step1", load_optimizer_states=False, load_lr_scheduler_states=False
+        )
         print(f"loaded weights only from {path}; optimizer state starts fresh", flush=True)
     elif action == "universal":
         path, _ = engine.load_checkpoint(ckpt)  # tag from 'latest_universal'
@@ -95,14 +99,28 @@ def main():
         if torchrun(2, "save", args.stage, ckpt) != 0:
             return 2
         if args.mode == "fp32":
-            cmd = [sys.executable, os.path.join(ckpt, "zero_to_fp32.py"), ckpt, os.path.join(tmp, "fp32"), "-t", "global_step1"]
+            cmd = [
+                sys.executable,
+                os.path.join(ckpt, "zero_to_fp32.py"),
+                ckpt,
+                os.path.join(tmp, "fp32"),
+                "-t",
+                "global_step1",
+            ]
             rc = subprocess.run(cmd).returncode
             print(sorted(os.listdir(os.path.join(tmp, "fp32"))), flush=True)
             return rc
         if args.mode == "universal":
-            cmd = [sys.executable, "-m", "deepspeed.checkpoint.ds_to_universal",
-                   "--input_folder", os.path.join(ckpt, "global_step1"),
-                   "--output_folder", os.path.join(ckpt, "global_step1_universal"), "--inject_missing_state"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "deepspeed.checkpoint.ds_to_universal",
+                "--input_folder",
+                os.path.join(ckpt, "global_step1"),
+                "--output_folder",
+                os.path.join(ckpt, "global_step1_universal"),
+                "--inject_missing_state",
+            ]
             if subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode != 0:
                 return 3
             print(f"converted to {sorted(os.listdir(ckpt))}", flush=True)
