@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from jinja2 import Environment
 from . import render
 from .bundle import signatures_json
 from .config import SiteConfig, load_config
-from .errors import BuildFailed, Problems
+from .errors import BuildFailed, ContentError, Problems
 from .load import Content, load_bundle, load_content
 from .logcheck import check_logs, healthy_logs
 from .markdown import pygments_css
@@ -108,16 +109,67 @@ def collect_assets(static: Path) -> Assets:
     return assets
 
 
+def link(paths: Paths, problems: Problems) -> tuple[SiteConfig | None, Content, Site]:
+    """Load, validate and link everything but the example logs; add what is wrong to ``problems``."""
+    config = load_config(paths.content, problems)
+    content = load_content(paths.content, problems)
+    return config, content, build_site(content, problems)
+
+
 def gather(paths: Paths) -> tuple[SiteConfig, Content, Site]:
     """Load, validate and link everything; raise BuildFailed listing every problem."""
     problems = Problems(paths.root)
-    config = load_config(paths.content, problems)
-    content = load_content(paths.content, problems)
-    site = build_site(content, problems)
+    config, content, site = link(paths, problems)
     check_logs(site, problems, healthy_logs(paths.root))
     if problems or config is None:
         raise BuildFailed(problems)
     return config, content, site
+
+
+# The site whose logs a forked process checks: set before the fork, inherited by the child.
+_LOGS: tuple[Site, Path] | None = None
+
+
+def _check_logs_job() -> list[ContentError]:
+    assert _LOGS is not None
+    site, root = _LOGS
+    problems = Problems(root)
+    check_logs(site, problems, healthy_logs(root))
+    return problems.items
+
+
+class LogCheck:
+    """The example logs checked in another process while a full build renders its pages."""
+
+    def __init__(self, site: Site, root: Path) -> None:
+        global _LOGS
+        self.pool = None
+        if "fork" not in multiprocessing.get_all_start_methods():
+            problems = Problems(root)
+            check_logs(site, problems, healthy_logs(root))
+            self.found = problems.items
+            return
+        _LOGS = (site, root)
+        try:
+            self.pool = multiprocessing.get_context("fork").Pool(1)
+        finally:
+            _LOGS = None
+        self.job = self.pool.apply_async(_check_logs_job)
+
+    def result(self) -> list[ContentError]:
+        """Wait for the problems found."""
+        if self.pool is not None:
+            try:
+                self.found = self.job.get()
+            finally:
+                self.cancel()
+        return self.found
+
+    def cancel(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
 
 
 # Worker state for forked rendering: set before the pool starts, inherited by the children.
@@ -145,22 +197,41 @@ def write_page(env: Environment, page: render.Page, out: Path) -> None:
     write_file(out / page.path, html)
 
 
-def render_all(env: Environment, page_list: list[render.Page], out: Path, jobs: int) -> None:
+def render_all(
+    env: Environment,
+    page_list: list[render.Page],
+    out: Path,
+    jobs: int,
+    then: Sequence[render.Page] = (),
+    between: Callable[[], object] | None = None,
+) -> None:
+    """Write ``page_list``, call ``between`` (if given), then write ``then``; on all cores when
+    there are many pages."""
     global _WORK
+    everything = [*page_list, *then]
     if (
         jobs <= 1
-        or len(page_list) < PARALLEL_THRESHOLD
+        or len(everything) < PARALLEL_THRESHOLD
         or "fork" not in multiprocessing.get_all_start_methods()
     ):
         for page in page_list:
             write_page(env, page, out)
+        if between is not None:
+            between()
+        for page in then:
+            write_page(env, page, out)
         return
-    _WORK = (env, page_list, out)
+    _WORK = (env, everything, out)
     try:
-        chunk = max(1, len(page_list) // (jobs * 4))
-        ranges = [(i, min(i + chunk, len(page_list))) for i in range(0, len(page_list), chunk)]
+        chunk = max(1, len(everything) // (jobs * 4))
+        first = [(i, min(i + chunk, len(page_list))) for i in range(0, len(page_list), chunk)]
+        second = [(i, min(i + chunk, len(everything))) for i in range(len(page_list), len(everything), chunk)]
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            for _ in pool.imap_unordered(_render_range, ranges):
+            for _ in pool.imap_unordered(_render_range, first):
+                pass
+            if between is not None:
+                between()
+            for _ in pool.imap_unordered(_render_range, second):
                 pass
     finally:
         _WORK = None
@@ -190,30 +261,45 @@ class Builder:
 
     def build(self) -> Site:
         """A full build into a temporary folder, swapped in at the end."""
-        config, content, site = gather(self.paths)
+        problems = Problems(self.paths.root)
+        config, content, site = link(self.paths, problems)
+        if problems or config is None:
+            check_logs(site, problems, healthy_logs(self.paths.root))
+            raise BuildFailed(problems)
+        # The example logs are checked while the pages are rendered; the site is swapped in
+        # only if they pass.
+        logs = LogCheck(site, self.paths.root)
         assets, env = self._environment(config)
         env.globals["site"] = site
         self.out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
+        indexing: list[subprocess.Popen[str]] = []
         try:
-            self._write_everything(tmp, config, site, assets, env)
-            if self.index:
-                index_site(tmp)
+            for path, data in assets.files.values():
+                write_file(tmp / path, data)
+            page_list = render.pages(site)
+            entry_pages = [p for p in page_list if "page" in p.context]
+            other_pages = [p for p in page_list if "page" not in p.context]
+            # Pagefind reads only the entry pages: it indexes them while the other pages and the
+            # data documents are written.
+            start = (lambda: indexing.append(start_index(tmp))) if self.index else None
+            render_all(env, entry_pages, tmp, self.jobs, then=other_pages, between=start)
+            self._write_data(tmp, config, site, page_list)
+            problems.items += logs.result()
+            if problems:
+                raise BuildFailed(problems)
+            for proc in indexing:
+                finish_index(proc)
             self._swap(tmp)
         except BaseException:
+            for proc in indexing:
+                proc.kill()
+                proc.wait()
+            logs.cancel()
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         self.config, self.content, self.site, self.assets, self.env = config, content, site, assets, env
         return site
-
-    def _write_everything(
-        self, out: Path, config: SiteConfig, site: Site, assets: Assets, env: Environment
-    ) -> None:
-        for path, data in assets.files.values():
-            write_file(out / path, data)
-        page_list = render.pages(site)
-        render_all(env, page_list, out, self.jobs)
-        self._write_data(out, config, site, page_list)
 
     def _write_entry_data(self, out: Path, config: SiteConfig, site: Site) -> None:
         """The API documents built from every entry, and the bundle the package ships."""
@@ -318,20 +404,29 @@ class Builder:
         return time.perf_counter() - start
 
 
-def index_site(out: Path) -> None:
-    """Build the Pagefind full-text index of ``out`` into ``out/pagefind``.
+def start_index(out: Path) -> subprocess.Popen[str]:
+    """Start building the Pagefind full-text index of ``out`` into ``out/pagefind``.
 
     Only entry pages carry ``data-pagefind-body``, so only they are handed to Pagefind: parsing the
     other pages would find nothing to index.
     """
-    proc = subprocess.run(
+    return subprocess.Popen(
         [sys.executable, "-m", "pagefind", "--site", str(out), "--glob", "failures/*/index.html", "--quiet"],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        check=False,
     )
+
+
+def finish_index(proc: subprocess.Popen[str]) -> None:
+    output, _ = proc.communicate()
     if proc.returncode != 0:
-        raise RuntimeError(f"pagefind failed:\n{proc.stdout}{proc.stderr}")
+        raise RuntimeError(f"pagefind failed:\n{output}")
+
+
+def index_site(out: Path) -> None:
+    """Build the Pagefind index of ``out`` and wait for it."""
+    finish_index(start_index(out))
 
 
 def check(root: Path) -> Problems:

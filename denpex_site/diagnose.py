@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .logtext import MONTHS, clean_line
+from .signatures import compile_regex
 
 try:  # RE2 scans bytes in linear time, many times faster than `re` for one big alternation.
     import re2  # type: ignore[import-not-found]
@@ -114,7 +115,7 @@ class Engine:
                 s["role"],
                 float(s["weight"]),
                 s["anchor"],
-                re.compile(s["regex"], re.ASCII),
+                compile_regex(s["regex"]),
             )
             for s in bundle["signatures"]
         ]

@@ -7,11 +7,13 @@ check every internal link before anything is written.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
@@ -76,6 +78,14 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
+def _walk(tokens: list[Token]) -> Iterator[Token]:
+    """Every token in document order, children right after their parent."""
+    for tok in tokens:
+        yield tok
+        if tok.children:
+            yield from _walk(tok.children)
+
+
 @lru_cache(maxsize=65536)
 def render(text: str, inline: bool = False) -> Rendered:
     """Render Markdown; ``inline`` renders one paragraph without the surrounding <p>."""
@@ -87,11 +97,7 @@ def render(text: str, inline: bool = False) -> Rendered:
     tokens = _MD.parseInline(text, env) if inline else _MD.parse(text, env)
     links: list[str] = []
     anchors: list[str] = []
-    stack = list(tokens)
-    while stack:
-        tok = stack.pop(0)
-        if tok.children:
-            stack[0:0] = tok.children
+    for tok in _walk(tokens):
         if tok.type == "link_open":
             href = str(tok.attrGet("href") or "")
             if not href.startswith("#") or tok.attrGet("class") != "header-anchor":

@@ -11,13 +11,16 @@ for more than the same word deep in the mechanism.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .model import SCHEMA_VERSION, Entry
-from .site import Site
+
+if TYPE_CHECKING:
+    from .site import Site
 
 # Field name -> weight. The JSON carries them, so the browser needs no copy.
 FIELDS: dict[str, float] = {
@@ -146,8 +149,10 @@ STOP_WORDS = frozenset(
     ]
 )
 
+# Dotted, underscored or camel-case names, starting at the beginning of a word.
 IDENTIFIER = re.compile(
-    r"[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*"
+    r"(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+"
+    r"|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*)"
 )
 PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 WORD = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
@@ -184,10 +189,18 @@ def split_identifier(identifier: str) -> list[str]:
     return [p.lower() for p in PART.findall(identifier)]
 
 
+@functools.cache
 def _term(word: str) -> str | None:
     if len(word) < 2 or word in STOP_WORDS:
         return None
     return stem(word)
+
+
+@functools.cache
+def _word_terms(word: str) -> tuple[str, ...]:
+    """The terms of one lower-case word: an identifier with underscores whole, then its parts."""
+    parts = [t for t in map(_term, word.split("_")) if t]
+    return (word, *parts) if "_" in word else tuple(parts)
 
 
 def terms(text: str) -> list[str]:
@@ -195,9 +208,7 @@ def terms(text: str) -> list[str]:
     text = APOSTROPHE.sub("", LINK_TARGET.sub("]", text))
     out: list[str] = []
     for word in WORD.findall(text.lower()):
-        if "_" in word:
-            out.append(word)
-        out += [t for t in map(_term, word.split("_")) if t]
+        out += _word_terms(word)
     for identifier in IDENTIFIER.findall(text):
         parts = split_identifier(identifier)
         if sum(not p.isdigit() for p in parts) > 1:
@@ -241,9 +252,7 @@ def search_index(site: Site) -> dict[str, Any]:
     docs = []
     postings: dict[str, list[int]] = {}
     for number, page in enumerate(site.ordered()):
-        if "terms" not in page.cache:
-            page.cache["terms"] = entry_terms(page.entry)
-        counts: list[dict[str, int]] = page.cache["terms"]
+        counts = page.terms
         docs.append(
             {
                 "id": page.id,

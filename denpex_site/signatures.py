@@ -20,6 +20,7 @@ side by side when no character can be taken by both, so matching time is linear 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -108,7 +109,14 @@ class Compiled:
     """A byte-level superset of ``regex`` (UTF-8 input, one byte per character): used for fast scans."""
 
     def compile(self) -> re.Pattern[str]:
-        return re.compile(self.regex, re.ASCII)
+        return compile_regex(self.regex)
+
+
+@functools.cache
+def compile_regex(regex: str) -> re.Pattern[str]:
+    """An emitted regex, compiled once: the build checks thousands of them against several logs,
+    more than the ``re`` module's own cache holds."""
+    return re.compile(regex, re.ASCII)
 
 
 _SAMPLE = [*range(0, 128), 0xA0, 0xE9, 0x2028, 0x4E2D]
@@ -457,7 +465,7 @@ def compile_pattern(pattern: str) -> Compiled:
         raise PatternError("too general: the pattern needs a literal word of at least 4 characters", 1)
     regex = "".join(p.regex for p in pieces)
     try:
-        re.compile(regex, re.ASCII)
+        compile_regex(regex)
     except re.error as exc:  # pragma: no cover - the emitter only produces valid regex
         raise PatternError(f"internal: emitted regex does not compile: {exc}") from exc
     return Compiled(pattern, regex, anchor, "".join(p.prefilter for p in pieces))

@@ -20,6 +20,7 @@ from .errors import Problems
 from .load import Bundle, Content, LineMap, Loc, dotted
 from .logtext import normalize_lines
 from .model import SEVERITY_ORDER, Category, Entry, Role, System
+from .searchindex import entry_terms
 from .signatures import Compiled, PatternError, compile_pattern
 
 SECTION_ANCHORS = (
@@ -49,6 +50,8 @@ class EntryPage:
     compiled: list[Compiled | None]
     hits: dict[str, frozenset[int]] = field(default_factory=dict)
     """Per example log, the indexes of the lines this entry's signatures match."""
+    terms: list[dict[str, int]] = field(default_factory=list)
+    """Search terms and their counts, one dict per field of searchindex.FIELDS."""
     backlinks: list[str] = field(default_factory=list)
     cache: dict[object, object] = field(default_factory=dict)
     """Serialised forms of this entry, kept across incremental rebuilds while the bundle is unchanged."""
@@ -172,32 +175,49 @@ _LINK_RE = re.compile(r"^/failures/(?P<id>[a-z0-9-]+)/(?:#(?P<anchor>[\w-]+))?$"
 _SITE_PATHS = ("/", "/failures/", "/diagnose/", "/search/", "/categories/", "/systems/", "/tags/")
 
 
-_PENDING: list[Entry] = []
-"""Entries whose Markdown forked workers render (inherited, not pickled)."""
+_PENDING: list[Bundle] = []
+"""Bundles that forked workers derive pages from (inherited, not pickled)."""
 
 
-def _render_entry(index: int) -> dict[str, markdown.Rendered]:
-    entry = _PENDING[index]
-    return {
+@dataclass
+class Derived:
+    """All that one bundle gives on its own: rendered Markdown, search terms, checked signatures."""
+
+    html: dict[str, markdown.Rendered]
+    terms: list[dict[str, int]]
+    compiled: list[Compiled | None]
+    hits: dict[str, frozenset[int]]
+    problems: list[tuple[int, int, str, str]]
+    """In the bundle's entry.yaml: line, column, field, message."""
+
+
+def _derive(index: int) -> Derived:
+    bundle = _PENDING[index]
+    entry = bundle.entry
+    problems: list[tuple[int, int, str, str]] = []
+
+    def report(loc: Loc, message: str) -> None:
+        problems.append((*bundle.lines.at(loc), dotted(loc), message))
+
+    html = {
         _key(loc): markdown.render(text, inline=inline)
         for loc, (text, inline) in _markdown_fields(entry).items()
     }
+    _check_dunders(entry, report)
+    compiled, hits = _check_signatures(bundle, report)
+    return Derived(html, entry_terms(entry), compiled, hits, problems)
 
 
-def render_markdown(entries: list[Entry]) -> list[dict[str, markdown.Rendered]]:
-    """Every Markdown field of ``entries``, on all cores when there are many."""
+def derive_all(bundles: list[Bundle]) -> list[Derived]:
+    """:func:`_derive` for every bundle, on all cores when there are many."""
     global _PENDING
     jobs = os.cpu_count() or 1
-    if len(entries) < 100 or jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        _PENDING = entries
-        try:
-            return [_render_entry(i) for i in range(len(entries))]
-        finally:
-            _PENDING = []
-    _PENDING = entries
+    _PENDING = bundles
     try:
+        if len(bundles) < 100 or jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            return [_derive(i) for i in range(len(bundles))]
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return pool.map(_render_entry, range(len(entries)), chunksize=max(1, len(entries) // (jobs * 4)))
+            return pool.map(_derive, range(len(bundles)), chunksize=max(1, len(bundles) // (jobs * 4)))
     finally:
         _PENDING = []
 
@@ -214,7 +234,7 @@ def build_site(content: Content, problems: Problems, previous: Site | None = Non
     seen: dict[str, Bundle] = {}
     pages: dict[str, EntryPage] = {}
     fresh = [b for b in content.bundles if id(b) not in reuse]
-    rendered = dict(zip(map(id, fresh), render_markdown([b.entry for b in fresh]), strict=True))
+    derived = dict(zip(map(id, fresh), derive_all(fresh), strict=True))
     for bundle in content.bundles:
         entry, lines, path = bundle.entry, bundle.lines, bundle.path
 
@@ -240,12 +260,14 @@ def build_site(content: Content, problems: Problems, previous: Site | None = Non
                 report(("versions", i, "system"), f"unknown system '{ver.system}'")
         old = reuse.get(id(bundle))
         if old is not None:
-            pages[entry.id] = EntryPage(bundle, old.html, old.compiled, hits=old.hits, cache=old.cache)
+            pages[entry.id] = EntryPage(
+                bundle, old.html, old.compiled, hits=old.hits, terms=old.terms, cache=old.cache
+            )
             continue
-        html = rendered[id(bundle)]
-        _check_dunders(entry, report)
-        compiled, hits = _check_signatures(bundle, report)
-        pages[entry.id] = EntryPage(bundle, html, compiled, hits=hits)
+        done = derived[id(bundle)]
+        for line, col, where, message in done.problems:
+            problems.add(path, line, col, where, message)
+        pages[entry.id] = EntryPage(bundle, done.html, done.compiled, hits=done.hits, terms=done.terms)
 
     by_category: dict[str, list[str]] = defaultdict(list)
     by_system: dict[str, list[str]] = defaultdict(list)
@@ -354,7 +376,7 @@ _DUNDER = re.compile(r"(?<![\w\\])__[A-Za-z][A-Za-z0-9_]*__(?!\w)")
 def _check_dunders(entry: Entry, report: Callable[[Loc, str], None]) -> None:
     """A Python name like __init__ outside backticks renders as bold 'init' in Markdown."""
     for loc, (text, _inline) in _markdown_fields(entry).items():
-        found = _DUNDER.search(_CODE.sub(" ", text))
+        found = "__" in text and _DUNDER.search(_CODE.sub(" ", text))
         if found:
             name = found.group(0)
             report(
