@@ -33,7 +33,7 @@ from .load import Content, load_bundle, load_content
 from .logcheck import check_logs, healthy_logs
 from .markdown import pygments_css
 from .searchindex import search_json
-from .site import Site, build_site
+from .site import Deriver, Site, build_site
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 """The repository this package lives in (its own content is what the package ships)."""
@@ -112,8 +112,9 @@ def collect_assets(static: Path) -> Assets:
 def link(paths: Paths, problems: Problems) -> tuple[SiteConfig | None, Content, Site]:
     """Load, validate and link everything but the example logs; add what is wrong to ``problems``."""
     config = load_config(paths.content, problems)
-    content = load_content(paths.content, problems)
-    return config, content, build_site(content, problems)
+    deriver = Deriver()  # renders each entry's Markdown while the next ones load
+    content = load_content(paths.content, problems, on_bundle=deriver.add)
+    return config, content, build_site(content, problems, deriver=deriver)
 
 
 def gather(paths: Paths) -> tuple[SiteConfig, Content, Site]:

@@ -7,6 +7,7 @@ locations are then mapped back to those marks. Every problem in every file is co
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -307,8 +308,14 @@ def load_taxonomy(path: Path, model: type[BaseModel], problems: Problems) -> tup
     return validate(doc, model, problems), doc.lines
 
 
-def load_content(root: Path, problems: Problems, only: set[str] | None = None) -> Content:
-    """Load every entry bundle and taxonomy under ``root`` (the content/ folder)."""
+def load_content(
+    root: Path,
+    problems: Problems,
+    only: set[str] | None = None,
+    on_bundle: Callable[[Bundle], None] | None = None,
+) -> Content:
+    """Load every entry bundle and taxonomy under ``root`` (the content/ folder); ``on_bundle`` is
+    called with each bundle as soon as it is loaded."""
     cats, cat_lines = load_taxonomy(root / "categories.yaml", CategoryFile, problems)
     syss, sys_lines = load_taxonomy(root / "systems.yaml", SystemFile, problems)
     bundles = []
@@ -320,6 +327,8 @@ def load_content(root: Path, problems: Problems, only: set[str] | None = None) -
         bundle = load_bundle(folder, problems)
         if bundle is not None:
             bundles.append(bundle)
+            if on_bundle is not None:
+                on_bundle(bundle)
         else:
             broken.add(folder.name)
     return Content(

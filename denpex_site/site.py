@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from . import markdown
@@ -222,9 +223,70 @@ def derive_all(bundles: list[Bundle]) -> list[Derived]:
         _PENDING = []
 
 
-def build_site(content: Content, problems: Problems, previous: Site | None = None) -> Site:
+def _derive_range(conn: Connection, start: int, end: int) -> None:
+    conn.send([_derive(i) for i in range(start, end)])
+    conn.close()
+
+
+class Deriver:
+    """Derives bundles while the rest are still being loaded: each full chunk of loaded bundles
+    goes to a forked process (which inherits them), at most one per core at a time."""
+
+    CHUNK = 64
+
+    def __init__(self) -> None:
+        self.bundles: list[Bundle] = []
+        self.running: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        self.done: list[Derived] = []
+        self.started = 0
+        self.jobs = os.cpu_count() or 1
+        self.forks = self.jobs > 1 and "fork" in multiprocessing.get_all_start_methods()
+
+    def add(self, bundle: Bundle) -> None:
+        self.bundles.append(bundle)
+        if self.forks and len(self.bundles) - self.started >= self.CHUNK:
+            self._start(len(self.bundles))
+
+    def _start(self, end: int) -> None:
+        global _PENDING
+        if len(self.running) >= self.jobs:
+            self._collect()
+        receive, send = multiprocessing.Pipe(duplex=False)
+        _PENDING = self.bundles
+        try:
+            proc = multiprocessing.get_context("fork").Process(
+                target=_derive_range, args=(send, self.started, end)
+            )
+            proc.start()
+        finally:
+            _PENDING = []
+        send.close()
+        self.running.append((proc, receive))
+        self.started = end
+
+    def _collect(self) -> None:
+        proc, receive = self.running.pop(0)
+        self.done += receive.recv()
+        receive.close()
+        proc.join()
+
+    def results(self) -> dict[int, Derived]:
+        """Every added bundle's Derived, by ``id(bundle)``."""
+        if self.forks and self.started < len(self.bundles):
+            self._start(len(self.bundles))
+        while self.running:
+            self._collect()
+        if not self.forks:
+            self.done = derive_all(self.bundles)
+        return dict(zip(map(id, self.bundles), self.done, strict=True))
+
+
+def build_site(
+    content: Content, problems: Problems, previous: Site | None = None, deriver: Deriver | None = None
+) -> Site:
     """Link and check ``content``. Bundles that are the very objects of ``previous`` are reused as
-    they were (their Markdown and signatures were already rendered and checked)."""
+    they were (their Markdown and signatures were already rendered and checked); those a
+    ``deriver`` was given while loading are derived there."""
     root = content.root
     reuse = {id(p.bundle): p for p in previous.pages.values()} if previous else {}
     categories = {c.id: c for c in content.categories}
@@ -234,7 +296,9 @@ def build_site(content: Content, problems: Problems, previous: Site | None = Non
     seen: dict[str, Bundle] = {}
     pages: dict[str, EntryPage] = {}
     fresh = [b for b in content.bundles if id(b) not in reuse]
-    derived = dict(zip(map(id, fresh), derive_all(fresh), strict=True))
+    derived = deriver.results() if deriver else {}
+    rest = [b for b in fresh if id(b) not in derived]
+    derived.update(zip(map(id, rest), derive_all(rest), strict=True))
     for bundle in content.bundles:
         entry, lines, path = bundle.entry, bundle.lines, bundle.path
 
