@@ -1,11 +1,12 @@
-"""Search quality: how often each query of tests/search_queries.yaml returns its entry first.
+"""Search quality: how often each query returns its entry first.
 
     python bench/search_quality.py [--write]
 
-Builds the site from content/, runs every query on the /search/ page in Chromium and reports,
-per kind of query (words, paraphrase, error-line), the share that returns the expected entry
-first and in the top 3, and lists every miss. With --write the figures replace the
-"## Search quality" section of docs/benchmarks.md.
+Builds the site from content/, runs every query of tests/search_queries.yaml and of the held-out
+set bench/search_heldout.yaml on the /search/ page in Chromium and reports, per file and kind of
+query (words, paraphrase, error-line), the share that returns the expected entry first and in the
+top 3, and lists every miss. With --write the figures replace the "## Search quality" section of
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -30,55 +31,64 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from denpex_site.builder import Builder  # noqa: E402
 from tests.browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server  # noqa: E402
 
+FILES = {"tests/search_queries.yaml": "test queries", "bench/search_heldout.yaml": "held-out queries"}
+
+
+def measure(page: object, base: str, queries: list[dict]) -> tuple[str, list[str]]:
+    """The table of one query file and its misses."""
+    first: dict[str, int] = defaultdict(int)
+    top3: dict[str, int] = defaultdict(int)
+    total: dict[str, int] = defaultdict(int)
+    misses = []
+    for q in queries:
+        page.goto(f"{base}/search/?q={quote(q['query'])}")
+        page.wait_for_selector("#search-count:not(:empty)", timeout=15_000)
+        ids = page.locator("#search-results [data-entry-id]").evaluate_all(
+            "els => els.map(e => e.dataset.entryId)"
+        )
+        kind = q["kind"]
+        total[kind] += 1
+        first[kind] += ids[:1] == [q["expect"]]
+        top3[kind] += q["expect"] in ids[:3]
+        if ids[:1] != [q["expect"]]:
+            rank = ids.index(q["expect"]) + 1 if q["expect"] in ids else "not found"
+            misses.append(f"| {kind} | `{q['query'][:80]}` | {q['expect']} | {rank} | {', '.join(ids[:2])} |")
+    rows = ["| kind | queries | first | top 3 |", "|---|---:|---:|---:|"]
+    for kind in sorted(total):
+        rows.append(
+            f"| {kind} | {total[kind]} | {first[kind]} ({first[kind] / total[kind]:.0%}) "
+            f"| {top3[kind]} ({top3[kind] / total[kind]:.0%}) |"
+        )
+    return "\n".join(rows), misses
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    queries = yaml.safe_load((ROOT / "tests/search_queries.yaml").read_text())["queries"]
     site = Path(tempfile.mkdtemp(prefix="denpex-quality-")) / "site"
     built = Builder(ROOT, site).build()
-    first: dict[str, int] = defaultdict(int)
-    top3: dict[str, int] = defaultdict(int)
-    total: dict[str, int] = defaultdict(int)
-    misses = []
+    parts = []
     with static_server(site) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM_PATH, args=CHROMIUM_ARGS)
         page = browser.new_page()
-        for q in queries:
-            page.goto(f"{base}/search/?q={quote(q['query'])}")
-            page.wait_for_selector("#search-count:not(:empty)", timeout=15_000)
-            ids = page.locator("#search-results [data-entry-id]").evaluate_all(
-                "els => els.map(e => e.dataset.entryId)"
+        for path, name in FILES.items():
+            queries = yaml.safe_load((ROOT / path).read_text())["queries"]
+            table, misses = measure(page, base, queries)
+            print(f"{path} ({len(queries)} queries)\n{table}\n" + "\n".join(misses) + "\n")
+            parts.append(
+                f"### {name.capitalize()}: {path} ({len(queries)})\n\n{table}\n\n"
+                "Misses:\n\n| kind | query | expected | its rank | first two |\n|---|---|---|---:|---|\n"
+                + "\n".join(misses)
+                + "\n"
             )
-            kind = q["kind"]
-            total[kind] += 1
-            first[kind] += ids[:1] == [q["expect"]]
-            top3[kind] += q["expect"] in ids[:3]
-            if ids[:1] != [q["expect"]]:
-                rank = ids.index(q["expect"]) + 1 if q["expect"] in ids else "not found"
-                misses.append(
-                    f"| {kind} | `{q['query'][:80]}` | {q['expect']} | {rank} | {', '.join(ids[:2])} |"
-                )
         browser.close()
-    rows = ["| kind | queries | first | top 3 |", "|---|---:|---:|---:|"]
-    for kind in sorted(total):
-        rows.append(
-            f"| {kind} | {total[kind]} | {first[kind]} ({first[kind] / total[kind]:.0%}) | {top3[kind]} ({top3[kind] / total[kind]:.0%}) |"
-        )
-    text = "\n".join(rows)
-    print(text)
-    print("\n".join(misses))
     if args.write:
         section = (
             "## Search quality\n\n"
-            f"Command: `python bench/search_quality.py` ({dt.date.today().isoformat()}): the {len(queries)} queries of "
-            f"tests/search_queries.yaml on the /search/ page in Chromium, site of {len(built.pages)} entries. "
-            "Goal: every query returns its entry first (at most 3 paraphrases only in the top 3).\n\n"
-            + text
-            + "\n\nMisses:\n\n| kind | query | expected | its rank | first two |\n|---|---|---|---:|---|\n"
-            + "\n".join(misses)
-            + "\n"
+            f"Command: `python bench/search_quality.py` ({dt.date.today().isoformat()}): every query on the "
+            f"/search/ page in Chromium, site of {len(built.pages)} entries. Goal: every query returns its "
+            "entry first (at most 3 paraphrases only in the top 3).\n\n" + "\n".join(parts)
         )
         replace_section(ROOT / "docs/benchmarks.md", "## Search quality", section)
     return 0

@@ -1,9 +1,10 @@
 """Search quality and behaviour, in Chromium against the built site (with its Pagefind index).
 
 tests/search_queries.yaml lists what users type or paste, with the entry each should return
-first. Every pasted error line must return its entry first (signature search is exact). For words
-and paraphrases the test guards the level reached so far (FLOOR); the goal, every query first,
-is measured by bench/search_quality.py and recorded in docs/benchmarks.md.
+first, and every query must. A query the search cannot answer first yet is marked ``known`` in
+the file, with what it does today (``top3`` or ``miss``); it then must keep doing at least that,
+and fails as soon as it is answered first, so that its mark gets removed. bench/search_quality.py
+measures the same queries and a held-out set (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -47,10 +48,6 @@ def test_query_file_is_sound(site: tuple[str, Path]) -> None:
     assert {q["expect"] for q in QUERIES} <= ids
 
 
-FLOOR = {"words": 0.9, "paraphrase": 0.6}
-"""Share of queries of each kind that must return their entry first (regression guard)."""
-
-
 @pytest.mark.parametrize(
     "case", [q for q in QUERIES if q["kind"] == "error-line"], ids=lambda q: q["query"][:60]
 )
@@ -61,18 +58,26 @@ def test_pasted_error_line_returns_its_entry_first(
     assert ids[:1] == [case["expect"]], ids[:5]
 
 
-@pytest.mark.parametrize("kind", sorted(FLOOR))
-def test_words_and_paraphrases_keep_their_level(
-    search_page: object, site: tuple[str, Path], kind: str
+KNOWN = {"top3": "returns its entry second or third", "miss": "does not return its entry in the top 3"}
+"""What a query marked ``known`` in the file does today; any other query must return its entry first."""
+
+
+@pytest.mark.parametrize(
+    "case", [q for q in QUERIES if q["kind"] != "error-line"], ids=lambda q: f"{q['kind']}:{q['query'][:50]}"
+)
+def test_words_and_paraphrases_return_their_entry_first(
+    search_page: object, site: tuple[str, Path], case: dict
 ) -> None:
-    cases = [q for q in QUERIES if q["kind"] == kind]
-    misses = []
-    for case in cases:
-        ids = top_ids(search_page, site[0], case["query"])
-        if ids[:1] != [case["expect"]]:
-            misses.append(f"{case['query'][:60]!r}: expected {case['expect']}, got {ids[:3]}")
-    share = 1 - len(misses) / len(cases)
-    assert share >= FLOOR[kind], f"{kind}: {share:.0%} first; misses:\n" + "\n".join(misses)
+    ids = top_ids(search_page, site[0], case["query"])
+    known = case.get("known")
+    if known is None:
+        assert ids[:1] == [case["expect"]], ids[:5]
+        return
+    assert known in KNOWN, f"known must be one of {sorted(KNOWN)}"
+    assert ids[:1] != [case["expect"]], "now returned first: remove its 'known' mark"
+    if known == "top3":
+        assert case["expect"] in ids[:3], f"expected in the top 3, got {ids[:5]}"
+    pytest.xfail(f"known: {KNOWN[known]}")
 
 
 def test_error_line_hits_are_marked_and_highlighted(search_page: object, site: tuple[str, Path]) -> None:
@@ -129,14 +134,14 @@ def test_search_adds_little_transfer_until_typing(browser: object, site: tuple[s
     p.on("requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"]))
     p.goto(site[0] + "/failures/ddp-unused-parameters/")
     p.wait_for_load_state("networkidle")
-    assert not [u for u in sizes if "/pagefind/" in u or "signatures.json" in u], (
+    assert not [u for u in sizes if "/pagefind/" in u or "/api/" in u or "search-" in u], (
         "search loaded before typing"
     )
     before = sum(sizes.values())
     p.click("#site-search")
     p.keyboard.type("x")
     p.wait_for_selector("#search-popup:not([hidden])")
-    search_bytes = sum(v for u, v in sizes.items() if "/pagefind/" in u or "search-core" in u)
+    search_bytes = sum(v for u, v in sizes.items() if "/pagefind/" in u or "search-" in u or "/api/" in u)
     assert search_bytes > 0
     site_js = sum(v for u, v in sizes.items() if "/assets/js/site." in u)
     assert site_js < 100_000, "search code loaded with every page must stay under 100 KB"

@@ -52,7 +52,7 @@ export function mask(text) {
 
 /** Does the query look like a pasted log or error line rather than a few words? */
 export function looksLikeLogLine(q) {
-  return q.length >= 24 && (/[:=(){}[\]<>]|Error|Exception|\.py\b|[0-9]{3,}/.test(q) || q.split(/\s+/).length >= 6);
+  return q.length >= 24 && /[:=(){}[\]<>]|Error|Exception|\.py\b|[0-9]{3,}/.test(q);
 }
 
 /** Signature hits for a query: [{id, exact, matched, score}]. */
