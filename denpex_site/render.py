@@ -73,7 +73,6 @@ def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -
         stack_label=lambda s: STACK_LABELS[s],
         severities=list(Severity),
         json_ld=lambda page: json_ld(page, config),
-        identifier_words=identifier_words,
         example_log=example_log,
     )
     env.filters["md"] = lambda text: Markup(markdown.render(text).html)
@@ -84,36 +83,6 @@ def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -
         json.dumps(value, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
     )
     return env
-
-
-_IDENTIFIER = re.compile(
-    r"[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*"
-)
-_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-
-def split_identifier(identifier: str) -> list[str]:
-    """``ncclSystemError`` -> nccl system error; ``CUDA_VISIBLE_DEVICES`` -> cuda visible devices."""
-    return [p.lower() for p in _PART.findall(identifier)]
-
-
-def identifier_words(page: EntryPage) -> str:
-    """Identifiers of an entry spelt out in parts, so that search finds them by any part.
-
-    Pagefind indexes ``find_unused_parameters`` as one word and drops the dots of qualified names;
-    this adds ``find unused parameters`` beside it (static/js/search-core.js splits queries alike).
-    """
-    e = page.entry
-    texts = [e.title, e.quick_answer.symptom, e.quick_answer.cause, e.quick_answer.fix, *e.tags]
-    texts += [o.text for o in e.observations] + [s.pattern for s in e.signatures] + [f.q for f in e.faq]
-    words: set[str] = set()
-    for text in texts:
-        for identifier in _IDENTIFIER.findall(text):
-            parts = [p for p in split_identifier(identifier) if not p.isdigit()]
-            if len(parts) > 1:
-                words.add(" ".join(parts))
-                words.add(identifier)
-    return " · ".join(sorted(words))
 
 
 def entry_page(page: EntryPage) -> Page:

@@ -154,3 +154,22 @@ def test_opensearch_description(site: tuple[str, Path]) -> None:
     assert "/search/?q={searchTerms}" in text
     home = (site[1] / "index.html").read_text()
     assert 'rel="search" type="application/opensearchdescription+xml"' in home
+
+
+IDENTIFIERS = {
+    "ncclSystemError": "nccl system error",
+    "CUDA_VISIBLE_DEVICES": "cuda visible devices",
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError": "child failed error",
+    "find_unused_parameters": "find unused parameters",
+}
+
+
+@pytest.mark.parametrize("identifier", sorted(IDENTIFIERS))
+def test_identifiers_are_found_whole_and_by_parts(
+    search_page: object, site: tuple[str, Path], identifier: str
+) -> None:
+    for query in (identifier, IDENTIFIERS[identifier]):
+        ids = top_ids(search_page, site[0], query)
+        assert ids, f"nothing found for {query!r}"
+        page = (site[1] / "failures" / ids[0] / "index.html").read_text()
+        assert identifier in page, f"{query!r}: first result {ids[0]} does not mention {identifier}"

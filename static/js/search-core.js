@@ -6,7 +6,7 @@
 // (ncclSystemError -> nccl system error).
 
 import { cleanLine, compileBundle } from "./matcher.js";
-import { prepareIndex, rank, splitIdentifier } from "./search-rank.js";
+import { prepareIndex, rank, splitIdentifier, terms } from "./search-rank.js";
 
 let ready = null;
 let loaded = null;
@@ -85,8 +85,16 @@ export function fullTextQuery(query) {
 
 const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
-/** Pagefind's excerpt, or the symptom when the excerpt was drawn from the identifier list. */
-const excerptOf = (d, symptom) => ((d.excerpt ?? "").includes(" · ") ? escapeHtml(symptom ?? "") : d.excerpt ?? "");
+/** ``text`` as HTML with the words that carry one of the query's terms marked. */
+function markTerms(text, wanted, stop) {
+  return text
+    .split(/([A-Za-z0-9_]+)/)
+    .map((part, i) => {
+      const hit = i % 2 === 1 && terms(part, stop).some((t) => wanted.has(t));
+      return hit ? `<mark>${escapeHtml(part)}</mark>` : escapeHtml(part);
+    })
+    .join("");
+}
 
 /** Signature results at once, without waiting for anything (null until the bundle is loaded). */
 export function quickHits(query) {
@@ -130,11 +138,13 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   const words = out.length && looksLikeLogLine(q) ? "" : fullTextQuery(q);
   if (!words) return out;
   const ranked = rank(index, words, (doc) => !seen.has(doc.id) && keep(doc.id)).slice(0, limit);
+  const wanted = new Set(terms(words, index.stop));
+  const symptom = (id) => markTerms(index.docs[index.number.get(id)].symptom, wanted, index.stop);
   const row = ({ doc }, excerpt) => ({
     id: doc.id,
     title: compiled.entries[doc.id].title,
     url: `/failures/${doc.id}/`,
-    excerpt: excerpt ?? escapeHtml(doc.symptom),
+    excerpt: excerpt ?? symptom(doc.id),
     signature: null,
   });
   if (onSignatures && ranked.length) onSignatures([...out, ...ranked.map((r) => row(r))]);
@@ -144,14 +154,13 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   const found = await pagefind.search(words, { filters: single });
   if (stale()) return out;
   const pages = await Promise.all(found.results.slice(0, limit).map((r) => r.data()));
-  const excerpts = new Map(pages.map((d) => [idOf(d.url), d]));
-  const symptomOf = new Map(index.docs.map((d) => [d.id, d.symptom]));
-  for (const r of ranked) out.push(row(r, excerpts.has(r.doc.id) ? excerptOf(excerpts.get(r.doc.id), r.doc.symptom) : null));
+  const excerpts = new Map(pages.map((d) => [idOf(d.url), d.excerpt]));
+  for (const r of ranked) out.push(row(r, excerpts.get(r.doc.id)));
   // Pages Pagefind finds that hold no ranked word (a word in no ranked field) come last.
   for (const d of pages) {
     const id = idOf(d.url);
     if (!id || out.some((r) => r.id === id) || !keep(id)) continue;
-    out.push({ id, title: compiled.entries[id].title, url: d.url, excerpt: excerptOf(d, symptomOf.get(id)), signature: null });
+    out.push({ id, title: compiled.entries[id].title, url: d.url, excerpt: d.excerpt ?? symptom(id), signature: null });
   }
   return out.slice(0, Math.max(limit, out.filter((r) => r.signature).length));
 }

@@ -51,7 +51,7 @@ export function terms(text, stop) {
 export function prepareIndex(index) {
   const n = index.docs.length || 1;
   const average = index.fields.map((_, f) => Math.max(1, index.docs.reduce((sum, d) => sum + d.lengths[f], 0) / n));
-  return { ...index, average, stop: new Set(index.stop_words) };
+  return { ...index, average, stop: new Set(index.stop_words), number: new Map(index.docs.map((d, i) => [d.id, i])) };
 }
 
 /**
