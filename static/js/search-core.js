@@ -6,7 +6,7 @@
 // (ncclSystemError -> nccl system error).
 
 import { cleanLine, compileBundle } from "./matcher.js";
-import { prepareIndex, rank, splitIdentifier, terms } from "./search-rank.js";
+import { IDENTIFIER, prepareIndex, rank, splitIdentifier, terms } from "./search-rank.js";
 
 let ready = null;
 let loaded = null;
@@ -35,7 +35,6 @@ export function load() {
   return ready;
 }
 
-const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*/g;
 
 /** Mask what varies between runs, as the matcher sees it: ranks, times, numbers, hex, paths, quoted names. */
 export function mask(text) {

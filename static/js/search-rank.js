@@ -1,7 +1,9 @@
 // Ranks entries for the words of a query with BM25F over /api/search.json, which
 // denpex_site/searchindex.py builds; the query is cut into terms exactly as the entries were.
 
-const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*/g;
+/** Dotted, underscored or camel-case names, starting at the beginning of a word. */
+export const IDENTIFIER =
+  /(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*)/g;
 const PART = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
 const WORD = /[a-z0-9]+(?:_[a-z0-9]+)*/g;
 const LINK_TARGET = /\]\([^)\s]*\)/g;
