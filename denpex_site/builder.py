@@ -279,8 +279,8 @@ class Builder:
             for path, data in assets.files.values():
                 write_file(tmp / path, data)
             page_list = render.pages(site)
-            entry_pages = [p for p in page_list if "page" in p.context]
-            other_pages = [p for p in page_list if "page" not in p.context]
+            entry_pages = [p for p in page_list if p.template == "entry.html"]
+            other_pages = [p for p in page_list if p.template != "entry.html"]
             # Pagefind reads only the entry pages: it indexes them while the other pages and the
             # data documents are written.
             start = (lambda: indexing.append(start_index(tmp))) if self.index else None

@@ -224,7 +224,11 @@ def derive_all(bundles: list[Bundle]) -> list[Derived]:
 
 
 def _derive_range(conn: Connection, start: int, end: int) -> None:
-    conn.send([_derive(i) for i in range(start, end)])
+    try:
+        result: list[Derived] | BaseException = [_derive(i) for i in range(start, end)]
+    except BaseException as exc:  # the parent raises it
+        result = exc
+    conn.send(result)
     conn.close()
 
 
@@ -266,9 +270,12 @@ class Deriver:
 
     def _collect(self) -> None:
         proc, receive = self.running.pop(0)
-        self.done += receive.recv()
+        result = receive.recv()
         receive.close()
         proc.join()
+        if isinstance(result, BaseException):
+            raise result
+        self.done += result
 
     def results(self) -> dict[int, Derived]:
         """Every added bundle's Derived, by ``id(bundle)``."""
