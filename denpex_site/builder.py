@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from . import render
 from .bundle import signatures_json
 from .config import SiteConfig, load_config
 from .errors import BuildFailed, ContentError, Problems
+from .forked import Forked, can_fork
 from .load import Content, load_bundle, load_content
 from .logcheck import check_logs, healthy_logs
 from .markdown import pygments_css
@@ -109,68 +111,32 @@ def collect_assets(static: Path) -> Assets:
     return assets
 
 
-def link(paths: Paths, problems: Problems) -> tuple[SiteConfig | None, Content, Site]:
+def link(paths: Paths, problems: Problems, jobs: int) -> tuple[SiteConfig | None, Content, Site]:
     """Load, validate and link everything but the example logs; add what is wrong to ``problems``."""
     config = load_config(paths.content, problems)
-    deriver = Deriver()  # renders each entry's Markdown while the next ones load
-    content = load_content(paths.content, problems, on_bundle=deriver.add)
-    return config, content, build_site(content, problems, deriver=deriver)
+    deriver = Deriver(jobs)  # renders each entry's Markdown while the next ones load
+    try:
+        content = load_content(paths.content, problems, on_bundle=deriver.add)
+        return config, content, build_site(content, problems, deriver=deriver)
+    finally:
+        deriver.close()
 
 
-def gather(paths: Paths) -> tuple[SiteConfig, Content, Site]:
-    """Load, validate and link everything; raise BuildFailed listing every problem."""
-    problems = Problems(paths.root)
-    config, content, site = link(paths, problems)
-    check_logs(site, problems, healthy_logs(paths.root))
-    if problems or config is None:
-        raise BuildFailed(problems)
-    return config, content, site
-
-
-# The site whose logs a forked process checks: set before the fork, inherited by the child.
-_LOGS: tuple[Site, Path] | None = None
-
-
-def _check_logs_job() -> list[ContentError]:
-    assert _LOGS is not None
-    site, root = _LOGS
+def checked_logs(site: Site, root: Path) -> list[ContentError]:
+    """The problems the example logs and the healthy logs show."""
     problems = Problems(root)
     check_logs(site, problems, healthy_logs(root))
     return problems.items
 
 
-class LogCheck:
-    """The example logs checked in another process while a full build renders its pages."""
-
-    def __init__(self, site: Site, root: Path) -> None:
-        global _LOGS
-        self.pool = None
-        if "fork" not in multiprocessing.get_all_start_methods():
-            problems = Problems(root)
-            check_logs(site, problems, healthy_logs(root))
-            self.found = problems.items
-            return
-        _LOGS = (site, root)
-        try:
-            self.pool = multiprocessing.get_context("fork").Pool(1)
-        finally:
-            _LOGS = None
-        self.job = self.pool.apply_async(_check_logs_job)
-
-    def result(self) -> list[ContentError]:
-        """Wait for the problems found."""
-        if self.pool is not None:
-            try:
-                self.found = self.job.get()
-            finally:
-                self.cancel()
-        return self.found
-
-    def cancel(self) -> None:
-        if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
-            self.pool = None
+def gather(paths: Paths, jobs: int | None = None) -> tuple[SiteConfig, Content, Site]:
+    """Load, validate and link everything; raise BuildFailed listing every problem."""
+    problems = Problems(paths.root)
+    config, content, site = link(paths, problems, jobs or os.cpu_count() or 1)
+    check_logs(site, problems, healthy_logs(paths.root))
+    if problems or config is None:
+        raise BuildFailed(problems)
+    return config, content, site
 
 
 # Worker state for forked rendering: set before the pool starts, inherited by the children.
@@ -188,7 +154,7 @@ def _render_range(bounds: tuple[int, int]) -> int:
 def write_file(path: Path, data: bytes | str) -> None:
     """Write through a temporary name and rename, so a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
     tmp.write_bytes(data.encode() if isinstance(data, str) else data)
     os.replace(tmp, path)
 
@@ -249,6 +215,8 @@ class Builder:
         self.jobs = jobs or os.cpu_count() or 1
         self.index = index
         self._stale_data = False
+        self._writing = threading.Lock()
+        """Held while the site is written in place (a rebuild, or the API documents in the background)."""
         self.config: SiteConfig | None = None
         self.content: Content | None = None
         self.site: Site | None = None
@@ -263,19 +231,20 @@ class Builder:
     def build(self) -> Site:
         """A full build into a temporary folder, swapped in at the end."""
         problems = Problems(self.paths.root)
-        config, content, site = link(self.paths, problems)
+        config, content, site = link(self.paths, problems, self.jobs)
         if problems or config is None:
-            check_logs(site, problems, healthy_logs(self.paths.root))
+            problems.items += checked_logs(site, self.paths.root)
             raise BuildFailed(problems)
         # The example logs are checked while the pages are rendered; the site is swapped in
         # only if they pass.
-        logs = LogCheck(site, self.paths.root)
-        assets, env = self._environment(config)
-        env.globals["site"] = site
-        self.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
+        logs = Forked(lambda: checked_logs(site, self.paths.root)) if self.jobs > 1 and can_fork() else None
         indexing: list[subprocess.Popen[str]] = []
+        tmp: Path | None = None
         try:
+            assets, env = self._environment(config)
+            env.globals["site"] = site
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
             for path, data in assets.files.values():
                 write_file(tmp / path, data)
             page_list = render.pages(site)
@@ -286,7 +255,7 @@ class Builder:
             start = (lambda: indexing.append(start_index(tmp))) if self.index else None
             render_all(env, entry_pages, tmp, self.jobs, then=other_pages, between=start)
             self._write_data(tmp, config, site, page_list)
-            problems.items += logs.result()
+            problems.items += logs.result() if logs else checked_logs(site, self.paths.root)
             if problems:
                 raise BuildFailed(problems)
             for proc in indexing:
@@ -296,8 +265,10 @@ class Builder:
             for proc in indexing:
                 proc.kill()
                 proc.wait()
-            logs.cancel()
-            shutil.rmtree(tmp, ignore_errors=True)
+            if logs:
+                logs.cancel()
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
             raise
         self.config, self.content, self.site, self.assets, self.env = config, content, site, assets, env
         return site
@@ -334,11 +305,17 @@ class Builder:
 
     def flush_data(self) -> None:
         """Write the API documents an incremental rebuild left out (serve does this in the background)."""
-        if self._stale_data and self.site is not None and self.config is not None:
-            self._stale_data = False
-            self._write_entry_data(self.out, self.config, self.site)
+        with self._writing:
+            if self._stale_data and self.site is not None and self.config is not None:
+                self._stale_data = False
+                self._write_entry_data(self.out, self.config, self.site)
 
     def rebuild_entries(self, ids: set[str]) -> float:
+        """See :meth:`_rebuild_entries`; waits for a background :meth:`flush_data` to end first."""
+        with self._writing:
+            return self._rebuild_entries(ids)
+
+    def _rebuild_entries(self, ids: set[str]) -> float:
         """Reload the named entry folders and re-render only the pages they affect, in place.
 
         Falls back to a full build when there is no previous build or an entry was added or removed.
@@ -372,7 +349,7 @@ class Builder:
         )
         old = self.site
         assert old is not None
-        site = build_site(content, problems, previous=old)
+        site = build_site(content, problems, previous=old, jobs=self.jobs)
         if problems:
             raise BuildFailed(problems)
         shown = {eid for eid in ids if old.pages[eid].summary() != site.pages[eid].summary()}
@@ -401,6 +378,7 @@ class Builder:
             if needed:
                 write_page(self.env, page, self.out)
         self._write_data(self.out, self.config, site, page_list)
+        self._stale_data = False
         self.content, self.site = content, site
         return time.perf_counter() - start
 

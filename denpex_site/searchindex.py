@@ -37,6 +37,7 @@ FIELDS: dict[str, float] = {
     "answers": 0.5,
     "mechanism": 0.3,
 }
+assert len(FIELDS) <= 16, "a posting packs the field number in four bits"
 K1 = 1.2
 B = 0.5
 # A score is multiplied by 1 + LINK_PRIOR * ln(1 + entries linking to it): a tie-breaker.

@@ -7,17 +7,15 @@ that the HTML pages, the JSON API and the signature bundle are all made from.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from pathlib import Path
 
 from . import markdown
 from .errors import Problems
+from .forked import Forked, can_fork
 from .load import Bundle, Content, LineMap, Loc, dotted
 from .logtext import normalize_lines
 from .model import SEVERITY_ORDER, Category, Entry, Role, System
@@ -176,10 +174,6 @@ _LINK_RE = re.compile(r"^/failures/(?P<id>[a-z0-9-]+)/(?:#(?P<anchor>[\w-]+))?$"
 _SITE_PATHS = ("/", "/failures/", "/diagnose/", "/search/", "/categories/", "/systems/", "/tags/")
 
 
-_PENDING: list[Bundle] = []
-"""Bundles that forked workers derive pages from (inherited, not pickled)."""
-
-
 @dataclass
 class Derived:
     """All that one bundle gives on its own: rendered Markdown, search terms, checked signatures."""
@@ -192,8 +186,7 @@ class Derived:
     """In the bundle's entry.yaml: line, column, field, message."""
 
 
-def _derive(index: int) -> Derived:
-    bundle = _PENDING[index]
+def derive(bundle: Bundle) -> Derived:
     entry = bundle.entry
     problems: list[tuple[int, int, str, str]] = []
 
@@ -209,91 +202,66 @@ def _derive(index: int) -> Derived:
     return Derived(html, entry_terms(entry), compiled, hits, problems)
 
 
-def derive_all(bundles: list[Bundle]) -> list[Derived]:
-    """:func:`_derive` for every bundle, on all cores when there are many."""
-    global _PENDING
-    jobs = os.cpu_count() or 1
-    _PENDING = bundles
-    try:
-        if len(bundles) < 100 or jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            return [_derive(i) for i in range(len(bundles))]
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return pool.map(_derive, range(len(bundles)), chunksize=max(1, len(bundles) // (jobs * 4)))
-    finally:
-        _PENDING = []
-
-
-def _derive_range(conn: Connection, start: int, end: int) -> None:
-    try:
-        result: list[Derived] | BaseException = [_derive(i) for i in range(start, end)]
-    except BaseException as exc:  # the parent raises it
-        result = exc
-    conn.send(result)
-    conn.close()
-
-
 class Deriver:
     """Derives bundles while the rest are still being loaded: each full chunk of loaded bundles
-    goes to a forked process (which inherits them), at most one per core at a time."""
+    goes to a forked child (which inherits them), at most ``jobs`` at a time; the last, partial
+    chunk is derived in this process while the children finish."""
 
     CHUNK = 64
 
-    def __init__(self) -> None:
+    def __init__(self, jobs: int) -> None:
         self.bundles: list[Bundle] = []
-        self.running: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        self.running: list[Forked[list[Derived]]] = []
         self.done: list[Derived] = []
         self.started = 0
-        self.jobs = os.cpu_count() or 1
-        self.forks = self.jobs > 1 and "fork" in multiprocessing.get_all_start_methods()
+        self.jobs = jobs
+        self.forks = jobs > 1 and can_fork()
 
     def add(self, bundle: Bundle) -> None:
         self.bundles.append(bundle)
         if self.forks and len(self.bundles) - self.started >= self.CHUNK:
-            self._start(len(self.bundles))
-
-    def _start(self, end: int) -> None:
-        global _PENDING
-        if len(self.running) >= self.jobs:
-            self._collect()
-        receive, send = multiprocessing.Pipe(duplex=False)
-        _PENDING = self.bundles
-        try:
-            proc = multiprocessing.get_context("fork").Process(
-                target=_derive_range, args=(send, self.started, end)
-            )
-            proc.start()
-        finally:
-            _PENDING = []
-        send.close()
-        self.running.append((proc, receive))
-        self.started = end
-
-    def _collect(self) -> None:
-        proc, receive = self.running.pop(0)
-        result = receive.recv()
-        receive.close()
-        proc.join()
-        if isinstance(result, BaseException):
-            raise result
-        self.done += result
+            if len(self.running) >= self.jobs:
+                self.done += self.running.pop(0).result()
+            chunk = self.bundles[self.started :]
+            self.running.append(Forked(lambda: [derive(b) for b in chunk]))
+            self.started = len(self.bundles)
 
     def results(self) -> dict[int, Derived]:
         """Every added bundle's Derived, by ``id(bundle)``."""
-        if self.forks and self.started < len(self.bundles):
-            self._start(len(self.bundles))
-        while self.running:
-            self._collect()
-        if not self.forks:
-            self.done = derive_all(self.bundles)
-        return dict(zip(map(id, self.bundles), self.done, strict=True))
+        try:
+            tail = [derive(b) for b in self.bundles[self.started :]]
+            while self.running:
+                self.done += self.running.pop(0).result()
+        finally:
+            self.close()
+        return dict(zip(map(id, self.bundles), self.done + tail, strict=True))
+
+    def close(self) -> None:
+        """Stop the children still running (after an error elsewhere)."""
+        for child in self.running:
+            child.cancel()
+        self.running = []
+
+
+def derive_all(bundles: list[Bundle], jobs: int) -> list[Derived]:
+    """:func:`derive` for every bundle, on ``jobs`` cores when there are many."""
+    deriver = Deriver(jobs)
+    for bundle in bundles:
+        deriver.add(bundle)
+    found = deriver.results()
+    return [found[id(b)] for b in bundles]
 
 
 def build_site(
-    content: Content, problems: Problems, previous: Site | None = None, deriver: Deriver | None = None
+    content: Content,
+    problems: Problems,
+    previous: Site | None = None,
+    deriver: Deriver | None = None,
+    jobs: int = 1,
 ) -> Site:
     """Link and check ``content``. Bundles that are the very objects of ``previous`` are reused as
     they were (their Markdown and signatures were already rendered and checked); those a
-    ``deriver`` was given while loading are derived there."""
+    ``deriver`` was given while loading are derived there, the others on ``jobs`` cores."""
     root = content.root
     reuse = {id(p.bundle): p for p in previous.pages.values()} if previous else {}
     categories = {c.id: c for c in content.categories}
@@ -305,7 +273,7 @@ def build_site(
     fresh = [b for b in content.bundles if id(b) not in reuse]
     derived = deriver.results() if deriver else {}
     rest = [b for b in fresh if id(b) not in derived]
-    derived.update(zip(map(id, rest), derive_all(rest), strict=True))
+    derived.update(zip(map(id, rest), derive_all(rest, jobs), strict=True))
     for bundle in content.bundles:
         entry, lines, path = bundle.entry, bundle.lines, bundle.path
 

@@ -127,9 +127,3 @@ def test_ranking_weighs_fields_words_and_links() -> None:
     # Equal text: the entry more others link to comes first.
     assert node({"index": index, "query": "loader hanging"})[:2] == ["twin-b", "twin-a"]
     assert node({"index": index, "query": "nothing like this"}) == []
-
-
-def test_postings_pack_entry_field_and_frequency() -> None:
-    assert len(FIELDS) <= 16
-    assert posting(3, 2, 7) == 3 * 256 + 2 * 16 + 7
-    assert posting(0, 0, 99) == 15

@@ -14,7 +14,7 @@ let loaded = null;
 const loose = (s) =>
   s.toLowerCase().replace(/\{[a-z]+\}/g, "0").replace(/[0-9]+(?:\.[0-9]+)?/g, "0").replace(/\s+/g, " ").trim();
 
-/** Load the signature bundle and Pagefind (once). */
+/** Load the signature bundle, the word index and Pagefind (once). */
 export function load() {
   ready ??= Promise.all([
     fetch("/api/signatures.json")
@@ -27,10 +27,13 @@ export function load() {
     fetch("/api/search.json")
       .then((r) => r.json())
       .then(prepareIndex),
-    import("/pagefind/pagefind.js").then(async (pf) => {
-      await pf.options({ excerptLength: 24 });
-      return pf;
-    }),
+    // Without Pagefind (a build with --no-index) results come without excerpts.
+    import("/pagefind/pagefind.js")
+      .then(async (pf) => {
+        await pf.options({ excerptLength: 24 });
+        return pf;
+      })
+      .catch(() => null),
   ]).then(([compiled, index, pagefind]) => (loaded = { compiled, index, pagefind }));
   return ready;
 }
@@ -134,23 +137,26 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   }
   if (onSignatures && out.length) onSignatures(out.slice());
   // A pasted log line that hit a signature needs no word-by-word search: its entry is known.
-  const words = out.length && looksLikeLogLine(q) ? "" : fullTextQuery(q);
-  if (!words) return out;
-  const ranked = rank(index, words, (doc) => !seen.has(doc.id) && keep(doc.id)).slice(0, limit);
-  const wanted = new Set(terms(words, index.stop));
+  const logLike = looksLikeLogLine(q);
+  if (out.length && logLike) return out;
+  // The word index cuts the query as it cut the entries; Pagefind gets identifiers in parts too.
+  const text = logLike ? mask(q) : q;
+  const ranked = rank(index, text, (doc) => !seen.has(doc.id) && keep(doc.id)).slice(0, limit);
+  const wanted = new Set(terms(text, index.stop));
   const symptom = (id) => markTerms(index.docs[index.number.get(id)].symptom, wanted, index.stop);
   const row = ({ doc }, excerpt) => ({
     id: doc.id,
     title: compiled.entries[doc.id].title,
     url: `/failures/${doc.id}/`,
-    excerpt: excerpt ?? symptom(doc.id),
+    excerpt: excerpt || symptom(doc.id),
     signature: null,
   });
   if (onSignatures && ranked.length) onSignatures([...out, ...ranked.map((r) => row(r))]);
   // Pagefind's excerpts for the pages that hold every word (Pagefind filters by category and
   // severity; a page has one value of each).
   const { system, ...single } = filters;
-  const found = await pagefind.search(words, { filters: single });
+  const words = fullTextQuery(q);
+  const found = pagefind && words ? await pagefind.search(words, { filters: single }) : { results: [] };
   if (stale()) return out;
   const pages = await Promise.all(found.results.slice(0, limit).map((r) => r.data()));
   const excerpts = new Map(pages.map((d) => [idOf(d.url), d.excerpt]));
@@ -159,7 +165,7 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   for (const d of pages) {
     const id = idOf(d.url);
     if (!id || out.some((r) => r.id === id) || !keep(id)) continue;
-    out.push({ id, title: compiled.entries[id].title, url: d.url, excerpt: d.excerpt ?? symptom(id), signature: null });
+    out.push({ id, title: compiled.entries[id].title, url: d.url, excerpt: d.excerpt || symptom(id), signature: null });
   }
   return out.slice(0, Math.max(limit, out.filter((r) => r.signature).length));
 }
