@@ -196,6 +196,13 @@ class Entry(Model):
     systems: list[KebabId] = Field(min_length=1)
     versions: list[AffectedVersion] = []
     quick_answer: QuickAnswer
+    described_as: list[PlainLine] = Field(
+        [],
+        max_length=8,
+        description="How people describe this failure before they know its name: short phrases in "
+        "their own words (what they saw, what they were doing), not error text. Shown on the page "
+        "and used by search.",
+    )
     mechanism: Text
     observations: list[Observation] = []
     symptoms: list[Symptom] = Field(min_length=2)

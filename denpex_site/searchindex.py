@@ -1,9 +1,9 @@
 """The word index that ranks entries for a search: /api/search.json.
 
-Each entry's searchable fields (title, tags, quick answer, symptoms, observed lines, signatures,
-FAQ, mechanism) are cut into terms: lower-cased words, identifiers also in their parts
-(``ncclSystemError`` -> nccl, system, error; ``find_unused_parameters`` kept whole and in parts),
-stop words dropped, and a light suffix stemmer applied. static/js/search-rank.js cuts the query
+Each entry's searchable fields (title, tags, quick answer, how people describe it, symptoms,
+observed lines, signatures, FAQ, mechanism) are cut into terms: lower-cased words, identifiers
+also in their parts (``ncclSystemError`` -> nccl, system, error; ``find_unused_parameters`` kept
+whole and in parts), stop words dropped, and a light suffix stemmer applied. static/js/search-rank.js cuts the query
 the same way (tests/test_search_rank.py keeps the two in step) and scores entries with BM25F:
 each field has its own weight and length normalisation, so a word in a title or a symptom counts
 for more than the same word deep in the mechanism.
@@ -27,6 +27,7 @@ FIELDS: dict[str, float] = {
     "title": 5.0,
     "tags": 4.0,
     "symptom": 3.0,
+    "described": 3.0,
     "cause": 2.0,
     "fix": 1.0,
     "symptoms": 2.0,
@@ -224,6 +225,7 @@ def fields(entry: Entry) -> dict[str, str]:
         "title": entry.title,
         "tags": " ".join(t.replace("-", " ") for t in entry.tags),
         "symptom": qa.symptom,
+        "described": "\n".join(entry.described_as),
         "cause": qa.cause,
         "fix": qa.fix,
         "symptoms": "\n".join(s.symptom for s in entry.symptoms),
