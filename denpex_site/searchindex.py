@@ -27,7 +27,7 @@ FIELDS: dict[str, float] = {
     "title": 5.0,
     "tags": 4.0,
     "symptom": 3.0,
-    "described": 3.0,
+    "described": 2.0,
     "cause": 2.0,
     "fix": 1.0,
     "symptoms": 2.0,
