@@ -782,8 +782,10 @@ def machine(hugo_bin: str, load_start: float | None) -> dict[str, str]:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     loads = [x for x in (load_start, load_average()) if x is not None]
     load = " / ".join(f"{x:.2f}" for x in loads) or "unknown"
-    if loads and max(loads) > cores:
-        load += " (above nproc: other work was running, so the times are inflated)"
+    # The load at the end includes the bench's own builds; only the load at the start says whether
+    # other work was running.
+    if load_start is not None and load_start > cores:
+        load += " (above nproc at the start: other work was running, so the times are inflated)"
     return {
         "nproc": str(cores),
         "CPU": cpu,
