@@ -133,7 +133,7 @@ def gather(paths: Paths, jobs: int | None = None) -> tuple[SiteConfig, Content, 
     """Load, validate and link everything; raise BuildFailed listing every problem."""
     problems = Problems(paths.root)
     config, content, site = link(paths, problems, jobs or os.cpu_count() or 1)
-    check_logs(site, problems, healthy_logs(paths.root))
+    problems.items += checked_logs(site, paths.root)
     if problems or config is None:
         raise BuildFailed(problems)
     return config, content, site
@@ -176,11 +176,7 @@ def render_all(
     there are many pages."""
     global _WORK
     everything = [*page_list, *then]
-    if (
-        jobs <= 1
-        or len(everything) < PARALLEL_THRESHOLD
-        or "fork" not in multiprocessing.get_all_start_methods()
-    ):
+    if jobs <= 1 or len(everything) < PARALLEL_THRESHOLD or not can_fork():
         for page in page_list:
             write_page(env, page, out)
         if between is not None:

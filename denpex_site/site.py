@@ -193,11 +193,9 @@ def derive(bundle: Bundle) -> Derived:
     def report(loc: Loc, message: str) -> None:
         problems.append((*bundle.lines.at(loc), dotted(loc), message))
 
-    html = {
-        _key(loc): markdown.render(text, inline=inline)
-        for loc, (text, inline) in _markdown_fields(entry).items()
-    }
-    _check_dunders(entry, report)
+    texts = _markdown_fields(entry)
+    html = {_key(loc): markdown.render(text, inline=inline) for loc, (text, inline) in texts.items()}
+    _check_dunders(texts, report)
     compiled, hits = _check_signatures(bundle, report)
     return Derived(html, entry_terms(entry), compiled, hits, problems)
 
@@ -412,9 +410,9 @@ _CODE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1|(`+).+?\2", re.S | re.M)
 _DUNDER = re.compile(r"(?<![\w\\])__[A-Za-z][A-Za-z0-9_]*__(?!\w)")
 
 
-def _check_dunders(entry: Entry, report: Callable[[Loc, str], None]) -> None:
+def _check_dunders(texts: dict[Loc, tuple[str, bool]], report: Callable[[Loc, str], None]) -> None:
     """A Python name like __init__ outside backticks renders as bold 'init' in Markdown."""
-    for loc, (text, _inline) in _markdown_fields(entry).items():
+    for loc, (text, _inline) in texts.items():
         found = "__" in text and _DUNDER.search(_CODE.sub(" ", text))
         if found:
             name = found.group(0)
