@@ -98,17 +98,23 @@ function markTerms(text, wanted, stop) {
     .join("");
 }
 
+/** One result: an entry, what to show under its title (HTML), and the signature hit if any. */
+const result = (compiled, id, excerpt = "", signature = null) => ({
+  id,
+  title: compiled.entries[id]?.title ?? id,
+  url: `/failures/${id}/`,
+  excerpt,
+  signature,
+});
+
+/** The signature results, one per entry, that ``keep`` lets through. */
+const signatureResults = (compiled, query, keep = () => true) =>
+  signatureHits(compiled, query).filter((hit) => keep(hit.id)).map((hit) => result(compiled, hit.id, "", hit));
+
 /** Signature results at once, without waiting for anything (null until the bundle is loaded). */
 export function quickHits(query) {
   if (!loaded || !query.trim()) return null;
-  const { compiled } = loaded;
-  return signatureHits(compiled, query.trim()).map((hit) => ({
-    id: hit.id,
-    title: compiled.entries[hit.id]?.title ?? hit.id,
-    url: `/failures/${hit.id}/`,
-    excerpt: "",
-    signature: hit,
-  }));
+  return signatureResults(loaded.compiled, query.trim());
 }
 
 const idOf = (url) => url.match(/\/failures\/([a-z0-9-]+)\//)?.[1] ?? null;
@@ -128,13 +134,8 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
     const meta = compiled.entries[id];
     return Boolean(meta) && Object.entries(filters).every(([k, v]) => !v || (k === "system" ? meta.systems.includes(v) : meta[k] === v));
   };
-  const out = [];
-  const seen = new Set();
-  for (const hit of signatureHits(compiled, q)) {
-    if (seen.has(hit.id) || !keep(hit.id)) continue;
-    seen.add(hit.id);
-    out.push({ id: hit.id, title: compiled.entries[hit.id].title, url: `/failures/${hit.id}/`, excerpt: "", signature: hit });
-  }
+  const out = signatureResults(compiled, q, keep);
+  const seen = new Set(out.map((r) => r.id));
   if (onSignatures && out.length) onSignatures(out.slice());
   // A pasted log line that hit a signature needs no word-by-word search: its entry is known.
   const logLike = looksLikeLogLine(q);
@@ -144,14 +145,8 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   const ranked = rank(index, text, (doc) => !seen.has(doc.id) && keep(doc.id)).slice(0, limit);
   const wanted = new Set(terms(text, index.stop));
   const symptom = (id) => markTerms(index.docs[index.number.get(id)].symptom, wanted, index.stop);
-  const row = ({ doc }, excerpt) => ({
-    id: doc.id,
-    title: compiled.entries[doc.id].title,
-    url: `/failures/${doc.id}/`,
-    excerpt: excerpt || symptom(doc.id),
-    signature: null,
-  });
-  if (onSignatures && ranked.length) onSignatures([...out, ...ranked.map((r) => row(r))]);
+  const row = (id, excerpt) => result(compiled, id, excerpt || symptom(id));
+  if (onSignatures && ranked.length) onSignatures([...out, ...ranked.map((r) => row(r.doc.id))]);
   // Pagefind's excerpts for the pages that hold every word (Pagefind filters by category and
   // severity; a page has one value of each).
   const { system, ...single } = filters;
@@ -160,12 +155,12 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   if (stale()) return out;
   const pages = await Promise.all(found.results.slice(0, limit).map((r) => r.data()));
   const excerpts = new Map(pages.map((d) => [idOf(d.url), d.excerpt]));
-  for (const r of ranked) out.push(row(r, excerpts.get(r.doc.id)));
+  for (const r of ranked) out.push(row(r.doc.id, excerpts.get(r.doc.id)));
   // Pages Pagefind finds that hold no ranked word (a word in no ranked field) come last.
   for (const d of pages) {
     const id = idOf(d.url);
     if (!id || out.some((r) => r.id === id) || !keep(id)) continue;
-    out.push({ id, title: compiled.entries[id].title, url: d.url, excerpt: d.excerpt || symptom(id), signature: null });
+    out.push(row(id, d.excerpt));
   }
   return out.slice(0, Math.max(limit, out.filter((r) => r.signature).length));
 }
