@@ -16,6 +16,7 @@ import functools
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .model import SCHEMA_VERSION, Entry
@@ -239,10 +240,13 @@ def fields(entry: Entry) -> dict[str, str]:
     }
 
 
+def field_terms(texts: dict[str, str]) -> list[dict[str, int]]:
+    """Term frequencies of each field, in the order of FIELDS (a field not in ``texts`` is empty)."""
+    return [dict(sorted(Counter(terms(texts.get(name, ""))).items())) for name in FIELDS]
+
+
 def entry_terms(entry: Entry) -> list[dict[str, int]]:
-    """Term frequencies of each field, in the order of FIELDS."""
-    text = fields(entry)
-    return [dict(sorted(Counter(terms(text[name])).items())) for name in FIELDS]
+    return field_terms(fields(entry))
 
 
 def posting(doc: int, field: int, tf: int) -> int:
@@ -250,35 +254,36 @@ def posting(doc: int, field: int, tf: int) -> int:
     return doc * 256 + field * 16 + min(tf, 15)
 
 
-def search_index(site: Site) -> dict[str, Any]:
-    """The index: fields with weights, one row per entry, postings per term (see :func:`posting`)."""
-    names = list(FIELDS)
-    docs = []
+def build_index(docs: Iterable[tuple[str, str, int, list[dict[str, int]]]]) -> dict[str, Any]:
+    """The index of ``docs`` (id, symptom, number of entries linking to it, :func:`field_terms`):
+    fields with weights, one row per entry, postings per term (see :func:`posting`)."""
+    rows = []
     postings: dict[str, list[int]] = {}
-    for number, page in enumerate(site.ordered()):
-        counts = page.terms
-        docs.append(
-            {
-                "id": page.id,
-                "symptom": page.entry.quick_answer.symptom,
-                "links": len(page.backlinks),
-                "lengths": [sum(c.values()) for c in counts],
-            }
+    for number, (doc_id, symptom, links, counts) in enumerate(docs):
+        rows.append(
+            {"id": doc_id, "symptom": symptom, "links": links, "lengths": [sum(c.values()) for c in counts]}
         )
         for field, counter in enumerate(counts):
             for term, tf in counter.items():
                 postings.setdefault(term, []).append(posting(number, field, tf))
     return {
         "schema_version": SCHEMA_VERSION,
-        "fields": names,
-        "weights": [FIELDS[n] for n in names],
+        "fields": list(FIELDS),
+        "weights": list(FIELDS.values()),
         "k1": K1,
         "b": B,
         "link_prior": LINK_PRIOR,
         "stop_words": sorted(STOP_WORDS),
-        "docs": docs,
+        "docs": rows,
         "postings": dict(sorted(postings.items())),
     }
+
+
+def search_index(site: Site) -> dict[str, Any]:
+    """The index of every entry of ``site``."""
+    return build_index(
+        (p.id, p.entry.quick_answer.symptom, len(p.backlinks), p.terms) for p in site.ordered()
+    )
 
 
 def search_json(site: Site) -> str:

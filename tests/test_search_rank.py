@@ -17,7 +17,7 @@ import yaml
 
 from denpex_site.errors import Problems
 from denpex_site.load import load_content
-from denpex_site.searchindex import FIELDS, STOP_WORDS, fields, posting, stem, terms
+from denpex_site.searchindex import STOP_WORDS, build_index, field_terms, fields, stem, terms
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).parent / "js" / "search-rank.mjs"
@@ -79,28 +79,7 @@ def test_browser_cuts_text_into_the_same_terms() -> None:
 
 def index_of(docs: list[tuple[str, dict[str, str], int]]) -> dict:
     """A search index of hand-made entries: (id, {field: text}, entries linking to it)."""
-    names = list(FIELDS)
-    rows, postings = [], {}
-    for number, (doc_id, texts, links) in enumerate(docs):
-        counts = []
-        for f, name in enumerate(names):
-            found: dict[str, int] = {}
-            for t in terms(texts.get(name, "")):
-                found[t] = found.get(t, 0) + 1
-            counts.append(sum(found.values()))
-            for t, tf in found.items():
-                postings.setdefault(t, []).append(posting(number, f, tf))
-        rows.append({"id": doc_id, "symptom": "", "links": links, "lengths": counts})
-    return {
-        "fields": names,
-        "weights": [FIELDS[n] for n in names],
-        "k1": 1.2,
-        "b": 0.5,
-        "link_prior": 0.02,
-        "stop_words": sorted(STOP_WORDS),
-        "docs": rows,
-        "postings": postings,
-    }
+    return build_index((doc_id, "", links, field_terms(texts)) for doc_id, texts, links in docs)
 
 
 def test_ranking_weighs_fields_words_and_links() -> None:
