@@ -17,7 +17,6 @@ import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
-from urllib.parse import quote
 
 import yaml
 
@@ -29,7 +28,7 @@ from diagnose_bench import replace_section  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from denpex_site.builder import Builder  # noqa: E402
-from tests.browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server  # noqa: E402
+from tests.browser import CHROMIUM_ARGS, CHROMIUM_PATH, search_results, static_server  # noqa: E402
 
 FILES = {"tests/search_queries.yaml": "test queries", "bench/search_heldout.yaml": "held-out queries"}
 
@@ -41,11 +40,7 @@ def measure(page: object, base: str, queries: list[dict]) -> tuple[str, list[str
     total: dict[str, int] = defaultdict(int)
     misses = []
     for q in queries:
-        page.goto(f"{base}/search/?q={quote(q['query'])}")
-        page.wait_for_selector("#search-count:not(:empty)", timeout=15_000)
-        ids = page.locator("#search-results [data-entry-id]").evaluate_all(
-            "els => els.map(e => e.dataset.entryId)"
-        )
+        ids = search_results(page, base, q["query"])
         kind = q["kind"]
         total[kind] += 1
         first[kind] += ids[:1] == [q["expect"]]

@@ -10,6 +10,8 @@ import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
 CHROMIUM_PATH = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -87,3 +89,12 @@ def static_server(root: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def search_results(page: Any, base: str, query: str, **filters: str) -> list[str]:
+    """Open the /search/ page for ``query`` (and filters) and return the result entry ids in order."""
+    page.goto(f"{base}/search/?{urlencode({'q': query, **filters})}")
+    page.wait_for_selector("#search-count:not(:empty)", timeout=15_000)
+    return page.locator("#search-results [data-entry-id]").evaluate_all(
+        "els => els.map(e => e.dataset.entryId)"
+    )

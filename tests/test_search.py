@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 import yaml
 
+from .browser import search_results
 from .test_browser import Watch, browser, site  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
@@ -33,14 +33,6 @@ def search_page(browser: object, site: tuple[str, Path]) -> Iterator[object]:
     context.close()
 
 
-def top_ids(page: object, base: str, query: str) -> list[str]:
-    page.goto(f"{base}/search/?q={quote(query)}")
-    page.wait_for_selector("#search-count:not(:empty)", timeout=15_000)
-    return page.locator("#search-results [data-entry-id]").evaluate_all(
-        "els => els.map(e => e.dataset.entryId)"
-    )
-
-
 def test_query_file_is_sound(site: tuple[str, Path]) -> None:
     assert len(QUERIES) >= 60
     kinds = {q["kind"] for q in QUERIES}
@@ -55,7 +47,7 @@ def test_query_file_is_sound(site: tuple[str, Path]) -> None:
 def test_pasted_error_line_returns_its_entry_first(
     search_page: object, site: tuple[str, Path], case: dict
 ) -> None:
-    ids = top_ids(search_page, site[0], case["query"])
+    ids = search_results(search_page, site[0], case["query"])
     assert ids[:1] == [case["expect"]], ids[:5]
 
 
@@ -69,7 +61,7 @@ KNOWN = {"top3": "returns its entry second or third", "miss": "does not return i
 def test_words_and_paraphrases_return_their_entry_first(
     search_page: object, site: tuple[str, Path], case: dict
 ) -> None:
-    ids = top_ids(search_page, site[0], case["query"])
+    ids = search_results(search_page, site[0], case["query"])
     known = case.get("known")
     if known is None:
         assert ids[:1] == [case["expect"]], ids[:5]
@@ -85,7 +77,7 @@ def test_words_and_paraphrases_return_their_entry_first(
 
 def test_error_line_hits_are_marked_and_highlighted(search_page: object, site: tuple[str, Path]) -> None:
     case = next(q for q in QUERIES if q["kind"] == "error-line")
-    top_ids(search_page, site[0], case["query"])
+    search_results(search_page, site[0], case["query"])
     first = search_page.locator("#search-results [data-entry-id]").first
     assert "signature-hit" in (first.get_attribute("class") or "")
     assert first.locator("mark").count() == 1
@@ -172,7 +164,7 @@ def test_identifiers_are_found_whole_and_by_parts(
     search_page: object, site: tuple[str, Path], identifier: str
 ) -> None:
     for query in (identifier, IDENTIFIERS[identifier]):
-        ids = top_ids(search_page, site[0], query)
+        ids = search_results(search_page, site[0], query)
         assert ids, f"nothing found for {query!r}"
         page = (site[1] / "failures" / ids[0] / "index.html").read_text()
         assert identifier in page, f"{query!r}: first result {ids[0]} does not mention {identifier}"
@@ -185,12 +177,8 @@ def test_search_page_filters(search_page: object, site: tuple[str, Path], field:
     entries = {
         e["id"]: e for e in json.loads((site[1] / "api/entries.json").read_text(encoding="utf-8"))["entries"]
     }
-    search_page.goto(f"{site[0]}/search/?q=timeout&{field}={value}")
-    search_page.wait_for_selector("#search-count:not(:empty)", timeout=15_000)
+    ids = search_results(search_page, site[0], "timeout", **{field: value})
     assert search_page.locator(f"#search-filters select[name={field}]").input_value() == value
-    ids = search_page.locator("#search-results [data-entry-id]").evaluate_all(
-        "els => els.map(e => e.dataset.entryId)"
-    )
     assert ids, f"no result for 'timeout' with {field}={value}"
     for eid in ids:
         got = entries[eid][field + "s"] if field == "system" else entries[eid][field]
