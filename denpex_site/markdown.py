@@ -71,11 +71,45 @@ class Rendered:
     anchors: tuple[str, ...]
 
 
-_SPECIAL = re.compile(r"[\\`*_\[\]<>!#|~\n]|^\s*(?:[-+>]|[0-9]+[.)])\s|https?://")
+_CODE_SPAN = re.compile(r"(?<!`)(`[^`\r\n]+`)(?!`)")
+# Outside code spans, what could make markdown-it do more than escape the text: emphasis (an
+# underscore not inside a word), links, entities, raw HTML, escapes, a second line.
+_UNSAFE = re.compile(r"[\\*\[\]<>!#|~&\r\n`]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|https?://")
+# What would start a block other than a paragraph: an indented code block, a list, a quote.
+_BLOCK_START = re.compile(r" {4}| {0,3}\t| {0,3}(?:[-+>=]|[0-9]{1,9}[.)])(?:\s|$)")
 
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def plain(text: str, inline: bool = False) -> str | None:
+    """What markdown-it gives for one line of plain words and `code` spans (most table cells and
+    short fields), without parsing; None for any other text."""
+    if not inline:
+        body = text.strip(" \t\n")
+        if "\r" in text or body != body.strip():
+            return None
+        # The line the paragraph would start on, with its indentation.
+        start = len(text) - len(text.lstrip(" \t\n"))
+        if _BLOCK_START.match(text, text.rfind("\n", 0, start) + 1):
+            return None
+        if not body:
+            return ""
+        text = body
+    out = []
+    for i, part in enumerate(_CODE_SPAN.split(text)):
+        if i % 2:
+            code = part[1:-1]
+            if code.startswith(" ") and code.endswith(" ") and code.strip(" "):
+                code = code[1:-1]
+            out.append(f"<code>{_escape(code)}</code>")
+        elif _UNSAFE.search(part):
+            return None
+        else:
+            out.append(_escape(part))
+    html = "".join(out)
+    return html if inline else f"<p>{html}</p>\n"
 
 
 def _walk(tokens: list[Token]) -> Iterator[Token]:
@@ -89,9 +123,8 @@ def _walk(tokens: list[Token]) -> Iterator[Token]:
 @lru_cache(maxsize=65536)
 def render(text: str, inline: bool = False) -> Rendered:
     """Render Markdown; ``inline`` renders one paragraph without the surrounding <p>."""
-    if not _SPECIAL.search(text):
-        # Plain prose (most table cells and one-line fields): what markdown-it would produce.
-        html = _escape(text) if inline else f"<p>{_escape(text.strip())}</p>\n"
+    html = plain(text, inline)
+    if html is not None:
         return Rendered(html, (), ())
     env: dict[str, object] = {}
     tokens = _MD.parseInline(text, env) if inline else _MD.parse(text, env)
