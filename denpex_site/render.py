@@ -40,13 +40,12 @@ class Page:
 def example_log(page: EntryPage, name: str) -> Markup:
     """An example log as a code block, the lines this entry's signatures match marked."""
     hits = page.hits.get(name, frozenset())
-    lines = page.bundle.logs.get(name, "").split("\n")
+    lines = str(escape(page.bundle.logs.get(name, ""))).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    body = "\n".join(
-        f'<mark class="hit">{escape(line)}</mark>' if n in hits else str(escape(line))
-        for n, line in enumerate(lines)
-    )
+    for n in hits & set(range(len(lines))):
+        lines[n] = f'<mark class="hit">{lines[n]}</mark>'
+    body = "\n".join(lines)
     return Markup(markdown.code_block(body + "\n", "text", "log"))
 
 
