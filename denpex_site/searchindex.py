@@ -209,10 +209,11 @@ def _word_terms(word: str) -> tuple[str, ...]:
 
 def terms(text: str) -> list[str]:
     """The index terms of a text, in order (a word may give several: whole identifier and parts)."""
-    text = APOSTROPHE.sub("", LINK_TARGET.sub("]", text))
-    out: list[str] = []
-    for word in WORD.findall(text.lower()):
-        out += _word_terms(word)
+    if "](" in text:
+        text = LINK_TARGET.sub("]", text)
+    if "'" in text or "\u2019" in text:
+        text = APOSTROPHE.sub("", text)
+    out = [t for word in WORD.findall(text.lower()) for t in _word_terms(word)]
     for identifier in IDENTIFIER.findall(text):
         parts = split_identifier(identifier)
         if sum(not p.isdigit() for p in parts) > 1:
