@@ -379,6 +379,15 @@ class Builder:
         return time.perf_counter() - start
 
 
+def _pagefind() -> list[str]:
+    """The Pagefind command: its binary itself when pagefind[bin] is installed (no Python start)."""
+    try:
+        from pagefind_bin import get_executable
+    except ImportError:
+        return [sys.executable, "-m", "pagefind"]
+    return [str(get_executable())]
+
+
 def start_index(out: Path) -> subprocess.Popen[str]:
     """Start building the Pagefind full-text index of ``out`` into ``out/pagefind``.
 
@@ -386,7 +395,7 @@ def start_index(out: Path) -> subprocess.Popen[str]:
     other pages would find nothing to index.
     """
     return subprocess.Popen(
-        [sys.executable, "-m", "pagefind", "--site", str(out), "--glob", "failures/*/index.html", "--quiet"],
+        [*_pagefind(), "--site", str(out), "--glob", "failures/*/index.html", "--quiet"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
