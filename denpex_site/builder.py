@@ -9,6 +9,8 @@ an edited entry affects.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -20,7 +22,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,6 +113,21 @@ def collect_assets(static: Path) -> Assets:
     return assets
 
 
+@contextlib.contextmanager
+def cycle_collection_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a build. A build makes hundreds of thousands of
+    objects that live until it ends (entries, their YAML positions, the rendered HTML); the
+    collector would walk them again and again and free almost nothing (at 1,000 entries it took
+    0.8 s of the 2 s load). Reference counting still frees everything else."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def link(paths: Paths, problems: Problems, jobs: int) -> tuple[SiteConfig | None, Content, Site]:
     """Load, validate and link everything but the example logs; add what is wrong to ``problems``."""
     config = load_config(paths.content, problems)
@@ -129,6 +146,7 @@ def checked_logs(site: Site, root: Path) -> list[ContentError]:
     return problems.items
 
 
+@cycle_collection_paused()
 def gather(paths: Paths, jobs: int | None = None) -> tuple[SiteConfig, Content, Site]:
     """Load, validate and link everything; raise BuildFailed listing every problem."""
     problems = Problems(paths.root)
@@ -224,6 +242,7 @@ class Builder:
         env = render.make_env(self.paths.templates, config, assets.url)
         return assets, env
 
+    @cycle_collection_paused()
     def build(self) -> Site:
         """A full build into a temporary folder, swapped in at the end."""
         problems = Problems(self.paths.root)
