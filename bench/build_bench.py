@@ -20,7 +20,9 @@ is ``x-r0000k``:
 
 For each size it measures, as the median of ``--repeat`` runs after ``--warmup`` untimed ones:
 
-* our cold full build: ``python build.py --root TMP build --out TMP/_site`` in a fresh process;
+* our cold full build: ``python build.py --root TMP build --out TMP/_site`` in a fresh process
+  (every contender's previous output is removed and the removal flushed to disk before its clock
+  starts);
 * Hugo's cold build of the same entries as plain Markdown pages (``hugo --quiet``) with code
   highlighting on and taxonomies for categories, tags and systems;
 * a one-entry rebuild in process: ``Builder.build()``, then an edit to one entry's mechanism and
@@ -583,8 +585,11 @@ def make_projects(plan: Plan, source_root: Path, ours: Path, hugo: Path) -> None
 
 
 def run_timed(cmd: list[str], cwd: Path, clean: Path) -> float:
-    """Seconds one fresh process takes; ``clean`` is removed first so every run is a cold build."""
+    """Seconds one fresh process takes; ``clean`` is removed first so every run is a cold build.
+    The removal is flushed to disk before the clock starts: the file system would otherwise free the
+    old files during the timed run and charge that to whichever contender runs next."""
     shutil.rmtree(clean, ignore_errors=True)
+    os.sync()
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
     took = time.perf_counter() - start
