@@ -165,21 +165,25 @@ def _render_range(bounds: tuple[int, int]) -> int:
     assert _WORK is not None
     env, page_list, out = _WORK
     for page in page_list[bounds[0] : bounds[1]]:
-        write_page(env, page, out)
+        write_page(env, page, out, atomic=False)
     return bounds[1] - bounds[0]
 
 
-def write_file(path: Path, data: bytes | str) -> None:
-    """Write through a temporary name and rename, so a reader never sees half a file."""
+def write_file(path: Path, data: bytes | str, *, atomic: bool = True) -> None:
+    """Write through a temporary name and rename, so a reader never sees half a file. In a folder
+    nobody reads yet (a full build's), ``atomic=False`` writes in place and saves the rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not atomic:
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+        return
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
     tmp.write_bytes(data.encode() if isinstance(data, str) else data)
     os.replace(tmp, path)
 
 
-def write_page(env: Environment, page: render.Page, out: Path) -> None:
+def write_page(env: Environment, page: render.Page, out: Path, *, atomic: bool = True) -> None:
     html = env.get_template(page.template).render(**page.context, page_url=page.url)
-    write_file(out / page.path, html)
+    write_file(out / page.path, html, atomic=atomic)
 
 
 def render_all(
@@ -190,17 +194,17 @@ def render_all(
     then: Sequence[render.Page] = (),
     between: Callable[[], object] | None = None,
 ) -> None:
-    """Write ``page_list``, call ``between`` (if given), then write ``then``; on all cores when
-    there are many pages."""
+    """Write ``page_list`` into ``out``, a folder nobody reads yet, call ``between`` (if given),
+    then write ``then``; on all cores when there are many pages."""
     global _WORK
     everything = [*page_list, *then]
     if jobs <= 1 or len(everything) < PARALLEL_THRESHOLD or not can_fork():
         for page in page_list:
-            write_page(env, page, out)
+            write_page(env, page, out, atomic=False)
         if between is not None:
             between()
         for page in then:
-            write_page(env, page, out)
+            write_page(env, page, out, atomic=False)
         return
     _WORK = (env, everything, out)
     try:
