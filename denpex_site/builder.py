@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from jinja2 import Environment
 
@@ -32,7 +33,7 @@ from . import render
 from .bundle import signatures_json
 from .config import SiteConfig, load_config
 from .errors import BuildFailed, ContentError, Problems
-from .forked import Forked, can_fork
+from .forked import can_fork
 from .load import Content, load_bundle, load_content
 from .logcheck import check_logs, healthy_logs
 from .markdown import pygments_css
@@ -157,16 +158,23 @@ def gather(paths: Paths, jobs: int | None = None) -> tuple[SiteConfig, Content, 
     return config, content, site
 
 
+T = TypeVar("T")
+
 # Worker state for forked rendering: set before the pool starts, inherited by the children.
-_WORK: tuple[Environment, list[render.Page], Path] | None = None
+_WORK: tuple[Environment, list[render.Page], Path, Callable[[], Any] | None] | None = None
 
 
 def _render_range(bounds: tuple[int, int]) -> int:
     assert _WORK is not None
-    env, page_list, out = _WORK
+    env, page_list, out, _ = _WORK
     for page in page_list[bounds[0] : bounds[1]]:
         write_page(env, page, out, atomic=False)
     return bounds[1] - bounds[0]
+
+
+def _run_beside() -> Any:
+    assert _WORK is not None and _WORK[3] is not None
+    return _WORK[3]()
 
 
 def write_file(path: Path, data: bytes | str, *, atomic: bool = True) -> None:
@@ -193,9 +201,11 @@ def render_all(
     jobs: int,
     then: Sequence[render.Page] = (),
     between: Callable[[], object] | None = None,
-) -> None:
+    beside: Callable[[], T] | None = None,
+) -> T | None:
     """Write ``page_list`` into ``out``, a folder nobody reads yet, call ``between`` (if given),
-    then write ``then``; on all cores when there are many pages."""
+    then write ``then`` while ``beside`` (if given) runs; on all cores when there are many pages.
+    Returns what ``beside`` returned."""
     global _WORK
     everything = [*page_list, *then]
     if jobs <= 1 or len(everything) < PARALLEL_THRESHOLD or not can_fork():
@@ -205,8 +215,8 @@ def render_all(
             between()
         for page in then:
             write_page(env, page, out, atomic=False)
-        return
-    _WORK = (env, everything, out)
+        return beside() if beside is not None else None
+    _WORK = (env, everything, out, beside)
     try:
         chunk = max(1, len(everything) // (jobs * 4))
         first = [(i, min(i + chunk, len(page_list))) for i in range(0, len(page_list), chunk)]
@@ -216,8 +226,11 @@ def render_all(
                 pass
             if between is not None:
                 between()
+            # ``beside`` first: it is the longest single task.
+            aside = pool.apply_async(_run_beside) if beside is not None else None
             for _ in pool.imap_unordered(_render_range, second):
                 pass
+            return aside.get() if aside is not None else None
     finally:
         _WORK = None
 
@@ -254,9 +267,6 @@ class Builder:
         if problems or config is None:
             problems.items += checked_logs(site, self.paths.root)
             raise BuildFailed(problems)
-        # The example logs are checked while the pages are rendered; the site is swapped in
-        # only if they pass.
-        logs = Forked(lambda: checked_logs(site, self.paths.root)) if self.jobs > 1 and can_fork() else None
         indexing: list[subprocess.Popen[str]] = []
         tmp: Path | None = None
         try:
@@ -270,11 +280,22 @@ class Builder:
             entry_pages = [p for p in page_list if p.template == "entry.html"]
             other_pages = [p for p in page_list if p.template != "entry.html"]
             # Pagefind reads only the entry pages: it indexes them while the other pages and the
-            # data documents are written.
+            # data documents are written and the example logs are checked. The site is swapped in
+            # only if the logs pass.
             start = (lambda: indexing.append(start_index(tmp))) if self.index else None
-            render_all(env, entry_pages, tmp, self.jobs, then=other_pages, between=start)
+            problems.items += (
+                render_all(
+                    env,
+                    entry_pages,
+                    tmp,
+                    self.jobs,
+                    then=other_pages,
+                    between=start,
+                    beside=lambda: checked_logs(site, self.paths.root),
+                )
+                or []
+            )
             self._write_data(tmp, config, site, page_list)
-            problems.items += logs.result() if logs else checked_logs(site, self.paths.root)
             if problems:
                 raise BuildFailed(problems)
             for proc in indexing:
@@ -284,8 +305,6 @@ class Builder:
             for proc in indexing:
                 proc.kill()
                 proc.wait()
-            if logs:
-                logs.cancel()
             if tmp is not None:
                 shutil.rmtree(tmp, ignore_errors=True)
             raise
