@@ -283,7 +283,7 @@ def build_index(docs: Iterable[tuple[str, str, int, list[dict[str, int]]]]) -> d
 def search_index(site: Site) -> dict[str, Any]:
     """The index of every entry of ``site``."""
     return build_index(
-        (p.id, p.entry.quick_answer.symptom, len(p.backlinks), p.terms) for p in site.ordered()
+        (p.id, p.entry.quick_answer.symptom, len(p.backlinks), p.terms()) for p in site.ordered()
     )
 
 

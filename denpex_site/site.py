@@ -49,8 +49,6 @@ class EntryPage:
     compiled: list[Compiled | None]
     hits: dict[str, frozenset[int]] = field(default_factory=dict)
     """Per example log, the indexes of the lines this entry's signatures match."""
-    terms: list[dict[str, int]] = field(default_factory=list)
-    """Search terms and their counts, one dict per field of searchindex.FIELDS."""
     backlinks: list[str] = field(default_factory=list)
     cache: dict[object, object] = field(default_factory=dict)
     """Serialised forms of this entry, kept across incremental rebuilds while the bundle is unchanged."""
@@ -94,6 +92,13 @@ class EntryPage:
             e.quick_answer,
             e.silent,
         )
+
+    def terms(self) -> list[dict[str, int]]:
+        """Search terms and their counts, one dict per field of searchindex.FIELDS (made when the
+        search index is written: checking and rendering do not need them)."""
+        if "terms" not in self.cache:
+            self.cache["terms"] = entry_terms(self.entry)
+        return self.cache["terms"]  # type: ignore[return-value]
 
     def anchors(self) -> set[str]:
         if "anchors" not in self.cache:
@@ -176,10 +181,9 @@ _SITE_PATHS = ("/", "/failures/", "/diagnose/", "/search/", "/categories/", "/sy
 
 @dataclass
 class Derived:
-    """All that one bundle gives on its own: rendered Markdown, search terms, checked signatures."""
+    """All that one bundle gives on its own: rendered Markdown, checked signatures."""
 
     html: dict[str, markdown.Rendered]
-    terms: list[dict[str, int]]
     compiled: list[Compiled | None]
     hits: dict[str, frozenset[int]]
     problems: list[tuple[int, int, str, str]]
@@ -197,7 +201,7 @@ def derive(bundle: Bundle) -> Derived:
     html = {_key(loc): markdown.render(text, inline=inline) for loc, (text, inline) in texts.items()}
     _check_dunders(texts, report)
     compiled, hits = _check_signatures(bundle, report)
-    return Derived(html, entry_terms(entry), compiled, hits, problems)
+    return Derived(html, compiled, hits, problems)
 
 
 class Deriver:
@@ -297,14 +301,12 @@ def build_site(
                 report(("versions", i, "system"), f"unknown system '{ver.system}'")
         old = reuse.get(id(bundle))
         if old is not None:
-            pages[entry.id] = EntryPage(
-                bundle, old.html, old.compiled, hits=old.hits, terms=old.terms, cache=old.cache
-            )
+            pages[entry.id] = EntryPage(bundle, old.html, old.compiled, hits=old.hits, cache=old.cache)
             continue
         done = derived[id(bundle)]
         for line, col, where, message in done.problems:
             problems.add(path, line, col, where, message)
-        pages[entry.id] = EntryPage(bundle, done.html, done.compiled, hits=done.hits, terms=done.terms)
+        pages[entry.id] = EntryPage(bundle, done.html, done.compiled, hits=done.hits)
 
     by_category: dict[str, list[str]] = defaultdict(list)
     by_system: dict[str, list[str]] = defaultdict(list)

@@ -1,4 +1,4 @@
-"""Entries are derived (Markdown, search terms, own checks) in forked processes while others load."""
+"""Entries are derived (Markdown, own checks) in forked processes while others load."""
 
 from __future__ import annotations
 
