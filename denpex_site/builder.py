@@ -427,7 +427,7 @@ class Builder:
         return time.perf_counter() - start
 
 
-def _pagefind() -> list[str]:
+def pagefind_command() -> list[str]:
     """The Pagefind command: its binary itself when pagefind[bin] is installed (no Python start)."""
     try:
         from pagefind_bin import get_executable
@@ -443,7 +443,7 @@ def start_index(out: Path) -> subprocess.Popen[str]:
     other pages would find nothing to index.
     """
     return subprocess.Popen(
-        [*_pagefind(), "--site", str(out), "--glob", "failures/*/index.html", "--quiet"],
+        [*pagefind_command(), "--site", str(out), "--glob", "failures/*/index.html", "--quiet"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
