@@ -2,7 +2,7 @@
 
 The child inherits the parent's memory (the loaded content, the site), so nothing is pickled on
 the way in; the result, or the exception the function raised, comes back through a pipe. Used to
-derive entries while others load and to check the example logs while pages render.
+derive entries while others load.
 """
 
 from __future__ import annotations
