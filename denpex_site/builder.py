@@ -209,9 +209,9 @@ def render_all(
     between: Callable[[], object] | None = None,
     beside: Callable[[], T] | None = None,
 ) -> T | None:
-    """Write ``page_list`` into ``out``, a folder nobody reads yet, call ``between`` (if given),
-    then write ``then`` while ``beside`` (if given) runs; on all cores when there are many pages.
-    Returns what ``beside`` returned."""
+    """Write ``page_list`` into ``out``, a folder nobody reads yet, then write ``then`` while this
+    process calls ``between`` and a worker runs ``beside`` (each if given); on all cores when there
+    are many pages. Returns what ``beside`` returned."""
     global _WORK
     everything = [*page_list, *then]
     if jobs <= 1 or len(everything) < PARALLEL_THRESHOLD or not can_fork():
@@ -224,18 +224,18 @@ def render_all(
         return beside() if beside is not None else None
     _WORK = (env, everything, out, beside)
     try:
-        chunk = max(1, len(everything) // (jobs * 4))
+        chunk = max(1, len(everything) // (jobs * 16))
         first = [(i, min(i + chunk, len(page_list))) for i in range(0, len(page_list), chunk)]
         second = [(i, min(i + chunk, len(everything))) for i in range(len(page_list), len(everything), chunk)]
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             for _ in pool.imap_unordered(_render_range, first):
                 pass
-            if between is not None:
-                between()
             # ``beside`` first: it is the longest single task.
             aside = pool.apply_async(_run_beside) if beside is not None else None
-            for _ in pool.imap_unordered(_render_range, second):
-                pass
+            pages = pool.map_async(_render_range, second)
+            if between is not None:
+                between()
+            pages.get()
             return aside.get() if aside is not None else None
     finally:
         _WORK = None
@@ -285,10 +285,15 @@ class Builder:
             page_list = render.pages(site)
             entry_pages = [p for p in page_list if p.template == "entry.html"]
             other_pages = [p for p in page_list if p.template != "entry.html"]
-            # Pagefind reads only the entry pages: it indexes them while the other pages and the
-            # data documents are written and the example logs are checked. The site is swapped in
-            # only if the logs pass.
-            start = (lambda: indexing.append(start_index(tmp))) if self.index else None
+
+            # Pagefind reads only the entry pages: it indexes them while this process writes the
+            # data documents and the workers write the other pages and check the example logs.
+            # The site is swapped in only if the logs pass.
+            def between(out: Path = tmp, config: SiteConfig = config) -> None:
+                if self.index:
+                    indexing.append(start_index(out))
+                self._write_data(out, config, site, page_list)
+
             problems.items += (
                 render_all(
                     env,
@@ -296,12 +301,11 @@ class Builder:
                     tmp,
                     self.jobs,
                     then=other_pages,
-                    between=start,
+                    between=between,
                     beside=lambda: checked_logs(site, self.paths.root),
                 )
                 or []
             )
-            self._write_data(tmp, config, site, page_list)
             if problems:
                 raise BuildFailed(problems)
             for proc in indexing:
