@@ -16,7 +16,7 @@ from pathlib import Path
 from . import markdown
 from .errors import Problems
 from .forked import Forked, can_fork
-from .load import Bundle, Content, LineMap, Loc, dotted
+from .load import Bundle, Content, Loc, dotted
 from .logtext import normalize_lines
 from .model import SEVERITY_ORDER, Category, Entry, Role, System
 from .searchindex import entry_terms
@@ -100,6 +100,14 @@ class EntryPage:
             self.cache["terms"] = entry_terms(self.entry)
         return self.cache["terms"]  # type: ignore[return-value]
 
+    def linked_entries(self) -> frozenset[str]:
+        """The ids of the entries this entry's Markdown links to."""
+        if "linked" not in self.cache:
+            self.cache["linked"] = frozenset(
+                m.group(1) for r in self.html.values() for href in r.links if (m := _ENTRY_LINK.match(href))
+            )
+        return self.cache["linked"]  # type: ignore[return-value]
+
     def anchors(self) -> set[str]:
         if "anchors" not in self.cache:
             self.cache["anchors"] = self._anchors()  # type: ignore[assignment]
@@ -176,6 +184,8 @@ def _key(loc: Loc) -> str:
 
 
 _LINK_RE = re.compile(r"^/failures/(?P<id>[a-z0-9-]+)/(?:#(?P<anchor>[\w-]+))?$")
+_ENTRY_LINK = re.compile(r"/failures/([^/]+)/")
+"""Any link into an entry's folder (its page, an anchor on it): the entry's id."""
 _SITE_PATHS = ("/", "/failures/", "/diagnose/", "/search/", "/categories/", "/systems/", "/tags/")
 
 
@@ -276,36 +286,47 @@ def build_site(
     derived = deriver.results() if deriver else {}
     rest = [b for b in fresh if id(b) not in derived]
     derived.update(zip(map(id, rest), derive_all(rest, jobs), strict=True))
+
+    def report(bundle: Bundle, loc: Loc, message: str) -> None:
+        line, col = bundle.lines.at(loc)
+        problems.add(bundle.path, line, col, dotted(loc), message)
+
+    # A reused bundle passed these checks in the previous build; they hold while the ids of the
+    # categories and systems are the same.
+    same_taxonomies = (
+        previous is not None
+        and previous.categories.keys() == categories.keys()
+        and previous.systems.keys() == systems.keys()
+    )
     for bundle in content.bundles:
-        entry, lines, path = bundle.entry, bundle.lines, bundle.path
-
-        def report(loc: Loc, message: str, *, _lines: LineMap = lines, _path: Path = path) -> None:
-            line, col = _lines.at(loc)
-            problems.add(_path, line, col, dotted(loc), message)
-
+        entry = bundle.entry
+        old = reuse.get(id(bundle))
+        if old is not None and same_taxonomies and entry.id not in seen:
+            seen[entry.id] = bundle
+            pages[entry.id] = EntryPage(bundle, old.html, old.compiled, hits=old.hits, cache=old.cache)
+            continue
         if entry.id != bundle.folder.name:
-            report(("id",), f"id '{entry.id}' must equal its folder name '{bundle.folder.name}'")
+            report(bundle, ("id",), f"id '{entry.id}' must equal its folder name '{bundle.folder.name}'")
         if entry.id in seen:
-            report(("id",), f"duplicate id '{entry.id}' (also in {seen[entry.id].path})")
+            report(bundle, ("id",), f"duplicate id '{entry.id}' (also in {seen[entry.id].path})")
             continue
         seen[entry.id] = bundle
-        if content.categories and entry.category not in categories:
-            report(
-                ("category",), f"unknown category '{entry.category}'; known: {', '.join(sorted(categories))}"
-            )
-        for i, sid in enumerate(entry.systems):
-            if content.systems and sid not in systems:
-                report(("systems", i), f"unknown system '{sid}' (add it to content/systems.yaml)")
-        for i, ver in enumerate(entry.versions):
-            if content.systems and ver.system not in systems:
-                report(("versions", i, "system"), f"unknown system '{ver.system}'")
-        old = reuse.get(id(bundle))
+        if categories and entry.category not in categories:
+            known_ids = ", ".join(sorted(categories))
+            report(bundle, ("category",), f"unknown category '{entry.category}'; known: {known_ids}")
+        if systems:
+            for i, sid in enumerate(entry.systems):
+                if sid not in systems:
+                    report(bundle, ("systems", i), f"unknown system '{sid}' (add it to content/systems.yaml)")
+            for i, ver in enumerate(entry.versions):
+                if ver.system not in systems:
+                    report(bundle, ("versions", i, "system"), f"unknown system '{ver.system}'")
         if old is not None:
             pages[entry.id] = EntryPage(bundle, old.html, old.compiled, hits=old.hits, cache=old.cache)
             continue
         done = derived[id(bundle)]
         for line, col, where, message in done.problems:
-            problems.add(path, line, col, where, message)
+            problems.add(bundle.path, line, col, where, message)
         pages[entry.id] = EntryPage(bundle, done.html, done.compiled, hits=done.hits)
 
     by_category: dict[str, list[str]] = defaultdict(list)
@@ -325,21 +346,19 @@ def build_site(
     fresh_ids = {b.entry.id for b in fresh}
     for page in pages.values():
         # A reused page's links were checked before; only links into an edited entry can break.
-        if id(page.bundle) in reuse and not any(
-            href.startswith(f"/failures/{t}/")
-            for t in fresh_ids
-            for r in page.html.values()
-            for href in r.links
-        ):
+        if id(page.bundle) in reuse and fresh_ids.isdisjoint(page.linked_entries()):
             continue
         _check_links(page, pages, content.broken, known, problems)
+    broken = content.broken
     for eid in sorted(pages):
         for i, rel in enumerate(pages[eid].entry.related):
-            if rel.id in content.broken:
+            if rel.id in broken:
                 continue
-            if rel.id in pages and rel.id != eid:
-                if eid not in pages[rel.id].backlinks:
-                    pages[rel.id].backlinks.append(eid)
+            target = pages.get(rel.id)
+            if target is not None and rel.id != eid:
+                # Entries come in id order, so an entry that relates twice to one target is last.
+                if not target.backlinks or target.backlinks[-1] != eid:
+                    target.backlinks.append(eid)
             else:
                 page = pages[eid]
                 line, col = page.bundle.lines.at(("related", i, "id"))

@@ -160,6 +160,30 @@ def test_incremental_rebuild_updates_only_affected_pages(project: Path) -> None:
     assert ours(fresh) == after, "an incremental rebuild must equal a full build"
 
 
+def test_incremental_rebuild_checks_links_into_the_edited_entry(project: Path) -> None:
+    """An unchanged entry is not re-checked on a rebuild, unless it links into the edited one."""
+    import yaml
+
+    from denpex_site.errors import BuildFailed
+
+    data = yaml.safe_load((project / "content/failures/demo-oom/entry.yaml").read_text())
+    data.update(id="demo-linker", title="Test fixture: an entry that links to another's section", silent=True)
+    data.update(signatures=[], logs=[], related=[])
+    data["mechanism"] += "\nSee [fragmentation](/failures/demo-oom/#fragmentation).\n"
+    linker = project / "content/failures/demo-linker"
+    linker.mkdir()
+    (linker / "entry.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    builder = Builder(project)
+    builder.build()
+    entry = project / "content/failures/demo-oom/entry.yaml"
+    entry.write_text(entry.read_text().replace("## Fragmentation", "## Scattered blocks"))
+    with pytest.raises(BuildFailed) as failed:
+        builder.rebuild_entries({"demo-oom"})
+    (problem,) = failed.value.problems.items
+    assert problem.path == "content/failures/demo-linker/entry.yaml", problem
+    assert "fragmentation" in problem.message
+
+
 def test_real_content_builds_soundly(tmp_path: Path) -> None:
     if not any((REPO / "content/failures").iterdir()):
         pytest.fail("content/failures/ holds no entry")
