@@ -187,11 +187,12 @@ def write_file(path: Path, data: bytes | str, *, atomic: bool = True) -> None:
     """Write through a temporary name and rename, so a reader never sees half a file. In a folder
     nobody reads yet (a full build's), ``atomic=False`` writes in place and saves the rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode() if isinstance(data, str) else data
     if not atomic:
-        path.write_bytes(data.encode() if isinstance(data, str) else data)
+        path.write_bytes(raw)
         return
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
-    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
+    tmp.write_bytes(raw)
     os.replace(tmp, path)
 
 

@@ -291,8 +291,8 @@ def build_site(
         line, col = bundle.lines.at(loc)
         problems.add(bundle.path, line, col, dotted(loc), message)
 
-    # A reused bundle passed these checks in the previous build; they hold while the ids of the
-    # categories and systems are the same.
+    # A reused bundle passed the checks of its own fields in the previous build; they hold while
+    # the ids of the categories and systems are the same.
     same_taxonomies = (
         previous is not None
         and previous.categories.keys() == categories.keys()
@@ -301,20 +301,17 @@ def build_site(
     for bundle in content.bundles:
         entry = bundle.entry
         old = reuse.get(id(bundle))
-        if old is not None and same_taxonomies and entry.id not in seen:
-            seen[entry.id] = bundle
-            pages[entry.id] = EntryPage(bundle, old.html, old.compiled, hits=old.hits, cache=old.cache)
-            continue
-        if entry.id != bundle.folder.name:
+        checked = old is not None and same_taxonomies
+        if not checked and entry.id != bundle.folder.name:
             report(bundle, ("id",), f"id '{entry.id}' must equal its folder name '{bundle.folder.name}'")
         if entry.id in seen:
             report(bundle, ("id",), f"duplicate id '{entry.id}' (also in {seen[entry.id].path})")
             continue
         seen[entry.id] = bundle
-        if categories and entry.category not in categories:
+        if not checked and categories and entry.category not in categories:
             known_ids = ", ".join(sorted(categories))
             report(bundle, ("category",), f"unknown category '{entry.category}'; known: {known_ids}")
-        if systems:
+        if not checked and systems:
             for i, sid in enumerate(entry.systems):
                 if sid not in systems:
                     report(bundle, ("systems", i), f"unknown system '{sid}' (add it to content/systems.yaml)")
