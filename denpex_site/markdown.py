@@ -9,19 +9,26 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from html import escape
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
-from pygments import highlight as pygments_highlight
+from pygments import format as pygments_format
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
+from pygments.style import Style
+from pygments.styles import get_style_by_name
+from pygments.token import Text, _TokenType
 from pygments.util import ClassNotFound
 
 _FORMATTER = HtmlFormatter(nowrap=True)
+# Code colours: light, then dark (prefers-color-scheme).
+_STYLES: tuple[type[Style], ...] = (get_style_by_name("friendly"), get_style_by_name("github-dark"))
+# What a span around spaces can show: the rest (colour, weight, slant, font) needs a glyph.
+_BOX = ("underline", "bgcolor", "border")
 
 
 def slugify(text: str) -> str:
@@ -37,10 +44,28 @@ def _lexer(language: str) -> Lexer:
         return get_lexer_by_name("text", stripnl=False)
 
 
+@cache
+def _plain(ttype: _TokenType, blank: bool) -> bool:
+    """Whether a token looks like plain text in both schemes (``blank``: it is only spaces)."""
+    for style in _STYLES:
+        if not style.styles_token(ttype):  # a lexer's own subtype: its class has no CSS rule
+            continue
+        own, text = style.style_for_token(ttype), style.style_for_token(Text)
+        if any(own[k] != text[k] for k in (_BOX if blank else own)):
+            return False
+    return True
+
+
 @lru_cache(maxsize=4096)
 def highlight(code: str, language: str) -> str:
-    """Highlight a code block with Pygments; unknown languages are escaped as plain text."""
-    return code_block(pygments_highlight(code, _lexer(language), _FORMATTER), language)
+    """Highlight a code block with Pygments; unknown languages are escaped as plain text.
+
+    Tokens that would look like plain text anyway (names and punctuation in both schemes, spaces)
+    get no span: that is over half of the spans, fewer elements for the browser and for Pagefind.
+    """
+    tokens = _lexer(language).get_tokens(code)
+    shown = ((Text if _plain(t, v.isspace()) else t, v) for t, v in tokens)
+    return code_block(pygments_format(shown, _FORMATTER), language)
 
 
 def code_block(body: str, language: str, extra_class: str = "") -> str:
@@ -153,6 +178,10 @@ def pygments_css() -> str:
 
     def rules(style: str) -> str:
         defs = HtmlFormatter(style=style).get_style_defs(".code")
-        return "\n".join(line for line in defs.splitlines() if line.startswith(".code ."))
+        lines = [line for line in defs.splitlines() if line.startswith(".code .")]
+        text = get_style_by_name(style).style_for_token(Text)["color"]
+        # Plain tokens get no span (see highlight): they take the scheme's text colour here.
+        return "\n".join([f".code code {{ color: #{text} }}", *lines] if text else lines)
 
-    return f"{rules('friendly')}\n@media (prefers-color-scheme: dark) {{\n{rules('github-dark')}\n}}\n"
+    light, dark = (rules(style.name) for style in _STYLES)
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"

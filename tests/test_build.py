@@ -295,3 +295,43 @@ def test_example_logs_mark_the_lines_signatures_match(project: Path) -> None:
     marked = re.findall(r'<mark class="hit">(.*?)</mark>', page)
     expected = [str(escape(line)) for line in log if "CUDA out of memory. Tried to allocate" in line]
     assert marked and marked == expected
+
+
+def test_highlighting_spans_only_tokens_that_look_different() -> None:
+    """A token gets a span exactly when one colour scheme shows it unlike plain text; the text
+    of the block is the code, unchanged, for every code example of the real content."""
+    import html as htmllib
+
+    from pygments.formatters import HtmlFormatter
+    from pygments.token import Text
+
+    from denpex_site import markdown as md
+    from denpex_site.builder import Paths, gather
+
+    _, _, site = gather(Paths(REPO))
+    examples = [(x.code, x.language) for p in site.pages.values() for x in p.entry.fix.examples]
+    assert len({language for _, language in examples}) >= 4
+    css = md.pygments_css()
+    styled = set(re.findall(r"^\.code \.([A-Za-z0-9]+) \{", css, re.M))
+    classes = HtmlFormatter(nowrap=True)
+    shown = {"k", "kn", "s2", "c1", "mi"}  # must keep their colours
+    for code, language in examples:
+        out = md.highlight(code, language)
+        body = re.search(r"<code[^>]*>(.*)</code>", out, re.S).group(1)  # type: ignore[union-attr]
+        assert htmllib.unescape(re.sub(r"<[^>]+>", "", body)) == code.rstrip("\n") + "\n"
+        kept = set(re.findall(r'<span class="([^"]+)">', body))
+        assert kept <= styled, (language, kept - styled)
+        for ttype, value in md._lexer(language).get_tokens(code):
+            token_class = classes._get_css_class(ttype)
+            visible = any(
+                s.styles_token(ttype) and s.style_for_token(ttype) != s.style_for_token(Text)
+                for s in md._STYLES
+            )
+            if visible and not value.isspace():
+                assert token_class in kept, (language, ttype, value)
+        shown -= kept
+    assert not shown, f"never highlighted: {shown}"
+    python = md.highlight("import os\nx = os.getenv('A')  # note\n", "python")
+    assert '<span class="kn">import</span>' in python and '<span class="c1"># note</span>' in python
+    assert '<span class="n">' not in python and '<span class="p">' not in python and 'class="w"' not in python
+    assert re.search(r"@media \(prefers-color-scheme: dark\) \{\n\.code code \{ color: #[0-9a-f]{6} \}", css)
