@@ -9,7 +9,7 @@ is ``x-r0000k``:
 
 * its title, every Markdown field, code example, observation and log get a short replica marker,
   so that no cache of the generator (Markdown, highlighting) is hit across replicas, as with real
-  distinct entries;
+  distinct entries; a field keeps its Markdown shape (a one-line field stays one line);
 * the longest word of each signature's anchor gets a per-replica suffix in its patterns and logs
   alike, so every signature still matches its own logs but no other replica's, and the
   cross-entry log checks pass as they do for distinct entries (logs and signatures are kept, so
@@ -205,9 +205,12 @@ def _items(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
 
 
 def _block(text: Any, group: int) -> Any:
-    """A Markdown block field with a closing paragraph that makes it unique."""
+    """A Markdown block field made unique in the shape it has: one line stays one line (with a
+    short suffix), several lines get a closing paragraph."""
     if not isinstance(text, str):
         return text
+    if "\n" not in text.strip():
+        return f"{text.strip()} (r{group})"
     return f"{text.rstrip()}\n\nReplica {group} of this entry.\n"
 
 
