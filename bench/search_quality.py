@@ -83,7 +83,10 @@ def main() -> int:
             "## Search quality\n\n"
             f"Command: `python bench/search_quality.py` ({dt.date.today().isoformat()}): every query on the "
             f"/search/ page in Chromium, site of {len(built.pages)} entries. Goal: every query returns its "
-            "entry first (at most 3 paraphrases only in the top 3).\n\n" + "\n".join(parts)
+            "entry first (at most 3 paraphrases only in the top 3). The test queries' misses show where "
+            "entries lack the words people use, and entries have been given those words; the held-out "
+            "queries are never used that way, so they measure how search does on queries nobody tuned "
+            "for.\n\n" + "\n".join(parts)
         )
         replace_section(ROOT / "docs/benchmarks.md", "## Search quality", section)
     return 0
