@@ -430,6 +430,7 @@ def _fold_spaces(pieces: list[Piece]) -> list[Piece]:
     return out
 
 
+@functools.lru_cache(maxsize=16384)
 def compile_pattern(pattern: str) -> Compiled:
     """Compile one dialect pattern, or raise :class:`PatternError` explaining what is wrong."""
     if pattern != pattern.strip():

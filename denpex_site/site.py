@@ -7,6 +7,7 @@ that the HTML pages, the JSON API and the signature bundle are all made from.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -230,6 +231,9 @@ class Deriver:
         self.forks = jobs > 1 and can_fork()
 
     def add(self, bundle: Bundle) -> None:
+        # Compiled here, the patterns are compiled in every process forked later: the children
+        # that derive, and the render worker that checks the example logs against all of them.
+        _compile_signatures(bundle)
         self.bundles.append(bundle)
         if self.forks and len(self.bundles) - self.started >= self.CHUNK:
             if len(self.running) >= self.jobs:
@@ -382,6 +386,13 @@ def _check_taxonomy_ids(content: Content, problems: Problems) -> None:
                     content.root / f"{name}.yaml", line, col, f"{name}[{i}].id", f"duplicate id '{item.id}'"
                 )
             seen.add(item.id)
+
+
+def _compile_signatures(bundle: Bundle) -> None:
+    """Compile a bundle's patterns into this process's caches (derive reports the bad ones)."""
+    for sig in bundle.entry.signatures:
+        with contextlib.suppress(PatternError):
+            compile_pattern(sig.pattern)
 
 
 def _check_signatures(  # type: ignore[no-untyped-def]

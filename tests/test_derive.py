@@ -14,6 +14,12 @@ from denpex_site.site import Deriver
 pytestmark = pytest.mark.skipif(not can_fork(), reason="needs the fork start method")
 
 
+@pytest.fixture(autouse=True)
+def no_patterns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Fake has no signatures to compile while it loads."""
+    monkeypatch.setattr(site, "_compile_signatures", lambda b: None)
+
+
 class Fake:
     """Stands for a bundle: the patched derivation only needs its position."""
 
