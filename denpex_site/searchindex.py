@@ -17,6 +17,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from .model import SCHEMA_VERSION, Entry
@@ -207,17 +208,23 @@ def _word_terms(word: str) -> tuple[str, ...]:
     return (word, *parts) if "_" in word else tuple(parts)
 
 
+@functools.cache
+def _identifier_terms(identifier: str) -> tuple[str, ...]:
+    """The terms of an identifier's parts, when it has more than one part that is not a number."""
+    parts = split_identifier(identifier)
+    if sum(not p.isdigit() for p in parts) > 1:
+        return tuple(t for t in map(_term, parts) if t and not t.isdigit())
+    return ()
+
+
 def terms(text: str) -> list[str]:
     """The index terms of a text, in order (a word may give several: whole identifier and parts)."""
     if "](" in text:
         text = LINK_TARGET.sub("]", text)
     if "'" in text or "\u2019" in text:
         text = APOSTROPHE.sub("", text)
-    out = [t for word in WORD.findall(text.lower()) for t in _word_terms(word)]
-    for identifier in IDENTIFIER.findall(text):
-        parts = split_identifier(identifier)
-        if sum(not p.isdigit() for p in parts) > 1:
-            out += [t for t in map(_term, parts) if t and not t.isdigit()]
+    out = list(chain.from_iterable(map(_word_terms, WORD.findall(text.lower()))))
+    out.extend(chain.from_iterable(map(_identifier_terms, IDENTIFIER.findall(text))))
     return out
 
 
