@@ -162,9 +162,6 @@ def render(text: str, inline: bool = False) -> Rendered:
                 links.append(href)
         elif tok.type == "heading_open" and tok.attrGet("id"):
             anchors.append(str(tok.attrGet("id")))
-    for tok in tokens:
-        if tok.type == "link_open" and str(tok.attrGet("href") or "").startswith("https://"):
-            tok.attrSet("rel", "noopener")
     html = _MD.renderer.render(tokens, _MD.options, env)
     return Rendered(html, tuple(links), tuple(anchors))
 
