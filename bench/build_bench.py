@@ -716,9 +716,16 @@ class Result:
 
 
 def bench_size(
-    plan: Plan, source_root: Path, hugo_bin: str, repeat: int, warmup: int, edits: int, keep: bool
+    plan: Plan,
+    source_root: Path,
+    hugo_bin: str,
+    repeat: int,
+    warmup: int,
+    edits: int,
+    keep: bool,
+    workdir: Path | None = None,
 ) -> Result:
-    work = Path(tempfile.mkdtemp(prefix=f"denpex-bench-{plan.n}-"))
+    work = Path(tempfile.mkdtemp(prefix=f"denpex-bench-{plan.n}-", dir=workdir))
     ours, hugo = work / "project", work / "hugo"
     try:
         log(f"{plan.n} entries: writing replicas into {work}")
@@ -796,7 +803,22 @@ def load_average() -> float | None:
     return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
 
-def machine(hugo_bin: str, load_start: float | None) -> dict[str, str]:
+def file_system(path: Path) -> str:
+    """The type of the file system that holds ``path`` (from /proc/mounts; "unknown" elsewhere)."""
+    best, kind = "", "unknown"
+    try:
+        for line in Path("/proc/mounts").read_text(encoding="utf-8").splitlines():
+            fields = line.split()
+            mount = fields[1].replace("\\040", " ")
+            inside = str(path) == mount or str(path).startswith(mount.rstrip("/") + "/")
+            if len(fields) > 2 and inside and len(mount) >= len(best):
+                best, kind = mount, fields[2]
+    except OSError:
+        pass
+    return kind
+
+
+def machine(hugo_bin: str, load_start: float | None, workdir: Path) -> dict[str, str]:
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
@@ -824,6 +846,7 @@ def machine(hugo_bin: str, load_start: float | None) -> dict[str, str]:
         "Python": platform.python_version(),
         "Hugo": f"`{hugo}`",
         "Load average (1 min) at start / end": load,
+        "Work folder": f"{workdir} ({file_system(workdir)})",
     }
 
 
@@ -857,8 +880,9 @@ def section_text(
     source_root: Path,
     hugo_bin: str,
     load_start: float | None,
+    workdir: Path,
 ) -> str:
-    facts = machine(hugo_bin, load_start)
+    facts = machine(hugo_bin, load_start, workdir)
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     where = "content/failures/" if source_root == REPO else f"{source_root}/content/failures/"
     count = f"{len(sources)} source entr{'y' if len(sources) == 1 else 'ies'}"
@@ -878,6 +902,9 @@ def section_text(
         "The build without Pagefind is the same command with `--no-index`: Hugo builds no search index,",
         "ours ends with Pagefind indexing the entry pages. Hugo + Pagefind is Hugo's build followed by",
         "Pagefind over Hugo's entry pages (their whole article), as a Hugo site with search would run.",
+        "Every contender reads and writes in the work folder below. On this machine's ext4 disk, file",
+        "creation slows down from run to run as files are created and deleted (perf shows the kernel's",
+        "inode allocator); a RAM file system (tmpfs, `--workdir /dev/shm`) keeps that out of the times.",
         "",
         f"- Command: `{command}`",
         f"- Date: {now}",
@@ -936,6 +963,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hugo", default="hugo", help="the hugo binary (default: hugo on PATH)")
     parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects (for profiling)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="folder for the temporary projects and every build's output (default: the system's "
+        "temporary folder); /dev/shm keeps the disk's state out of the times",
+    )
     args = parser.parse_args(argv)
     command = shlex.join(["python", *sys.argv]) if argv is None else shlex.join(["python", __file__, *argv])
 
@@ -963,7 +997,9 @@ def main(argv: list[str] | None = None) -> int:
         for n in sizes:
             # Fewer entries than sources: the first n sources, once each.
             plan = Plan(sources[:n], n)
-            result = bench_size(plan, source_root, hugo_bin, args.repeat, args.warmup, args.edits, args.keep)
+            result = bench_size(
+                plan, source_root, hugo_bin, args.repeat, args.warmup, args.edits, args.keep, args.workdir
+            )
             results.append(result)
     except BenchError as exc:
         log(f"error: {exc}")
@@ -973,7 +1009,8 @@ def main(argv: list[str] | None = None) -> int:
     for line in targets(results):
         print(line)
     if args.write:
-        write_section(section_text(results, command, sources, source_root, hugo_bin, load_start))
+        workdir = (args.workdir or Path(tempfile.gettempdir())).resolve()
+        write_section(section_text(results, command, sources, source_root, hugo_bin, load_start, workdir))
         log(f"wrote the '{SECTION}' section of {DOC}")
     return 0
 
