@@ -224,6 +224,8 @@ def render_all(
             write_page(env, page, out, atomic=False)
         return beside() if beside is not None else None
     _WORK = (env, everything, out, beside)
+    for name in sorted({page.template for page in everything}):
+        env.get_template(name)  # compiled once here, not once per worker
     try:
         chunk = max(1, len(everything) // (jobs * 16))
         first = [(i, min(i + chunk, len(page_list))) for i in range(0, len(page_list), chunk)]

@@ -37,7 +37,9 @@ def slugify(text: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def _lexer(language: str) -> Lexer:
+def lexer(language: str) -> Lexer:
+    """The lexer of a language (text for unknown ones), made once per process: a process that
+    calls this before forking spares its children the compiling of the lexer's patterns."""
     try:
         return get_lexer_by_name(language or "text", stripnl=False)
     except ClassNotFound:
@@ -63,7 +65,7 @@ def highlight(code: str, language: str) -> str:
     Tokens that would look like plain text anyway (names and punctuation in both schemes, spaces)
     get no span: that is over half of the spans, fewer elements for the browser and for Pagefind.
     """
-    tokens = _lexer(language).get_tokens(code)
+    tokens = lexer(language).get_tokens(code)
     shown = ((Text if _plain(t, v.isspace()) else t, v) for t, v in tokens)
     return code_block(pygments_format(shown, _FORMATTER), language)
 

@@ -231,9 +231,7 @@ class Deriver:
         self.forks = jobs > 1 and can_fork()
 
     def add(self, bundle: Bundle) -> None:
-        # Compiled here, the patterns are compiled in every process forked later: the children
-        # that derive, and the render worker that checks the example logs against all of them.
-        _compile_signatures(bundle)
+        _prepare(bundle)
         self.bundles.append(bundle)
         if self.forks and len(self.bundles) - self.started >= self.CHUNK:
             if len(self.running) >= self.jobs:
@@ -388,11 +386,24 @@ def _check_taxonomy_ids(content: Content, problems: Problems) -> None:
             seen.add(item.id)
 
 
-def _compile_signatures(bundle: Bundle) -> None:
-    """Compile a bundle's patterns into this process's caches (derive reports the bad ones)."""
-    for sig in bundle.entry.signatures:
+_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`{]+)", re.M)
+
+
+def _prepare(bundle: Bundle) -> None:
+    """What the loading process does for each bundle, so that every process forked later (the
+    children that derive, the render workers, the one that checks the example logs against all
+    signatures) inherits it done: the signature patterns compiled (derive reports the bad ones),
+    and a lexer made for each language of the bundle's code."""
+    entry = bundle.entry
+    for sig in entry.signatures:
         with contextlib.suppress(PatternError):
             compile_pattern(sig.pattern)
+    languages = {example.language for example in entry.fix.examples}
+    for text, _ in _markdown_fields(entry).values():
+        if "```" in text or "~~~" in text:
+            languages.update(_FENCE.findall(text))
+    for language in languages:
+        markdown.lexer(language)
 
 
 def _check_signatures(  # type: ignore[no-untyped-def]

@@ -321,7 +321,7 @@ def test_highlighting_spans_only_tokens_that_look_different() -> None:
         assert htmllib.unescape(re.sub(r"<[^>]+>", "", body)) == code.rstrip("\n") + "\n"
         kept = set(re.findall(r'<span class="([^"]+)">', body))
         assert kept <= styled, (language, kept - styled)
-        for ttype, value in md._lexer(language).get_tokens(code):
+        for ttype, value in md.lexer(language).get_tokens(code):
             token_class = classes._get_css_class(ttype)
             visible = any(
                 s.styles_token(ttype) and s.style_for_token(ttype) != s.style_for_token(Text)

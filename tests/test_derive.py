@@ -16,8 +16,8 @@ pytestmark = pytest.mark.skipif(not can_fork(), reason="needs the fork start met
 
 @pytest.fixture(autouse=True)
 def no_patterns(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A Fake has no signatures to compile while it loads."""
-    monkeypatch.setattr(site, "_compile_signatures", lambda b: None)
+    """A Fake has no signatures or code to prepare while it loads."""
+    monkeypatch.setattr(site, "_prepare", lambda b: None)
 
 
 class Fake:
