@@ -328,16 +328,16 @@ def build_site(
             problems.add(bundle.path, line, col, where, message)
         pages[entry.id] = EntryPage(bundle, done.html, done.compiled, hits=done.hits)
 
-    by_category: dict[str, list[str]] = defaultdict(list)
-    by_system: dict[str, list[str]] = defaultdict(list)
-    by_tag: dict[str, list[str]] = defaultdict(list)
-    for eid in sorted(pages):
-        entry = pages[eid].entry
-        by_category[entry.category].append(eid)
-        for sid in entry.systems:
-            by_system[sid].append(eid)
-        for tag in entry.tags:
-            by_tag[tag].append(eid)
+    # A rebuild whose edits left every entry's taxonomies and relations as they were keeps the
+    # previous build's groups and backlinks (they passed their checks then).
+    same = previous is not None and not content.broken and _same_structure(previous, pages, fresh)
+    if same:
+        assert previous is not None
+        for eid, page in pages.items():
+            page.backlinks = list(previous.pages[eid].backlinks)
+        by_category, by_system, by_tag = previous.by_category, previous.by_system, previous.by_tag
+    else:
+        by_category, by_system, by_tag = _groups(pages)
     known = set(_SITE_PATHS)
     known.update(f"/categories/{c}/" for c in categories)
     known.update(f"/systems/{c}/" for c in systems)
@@ -349,7 +349,7 @@ def build_site(
             continue
         _check_links(page, pages, content.broken, known, problems)
     broken = content.broken
-    for eid in sorted(pages):
+    for eid in [] if same else sorted(pages):
         for i, rel in enumerate(pages[eid].entry.related):
             if rel.id in broken:
                 continue
@@ -368,7 +368,37 @@ def build_site(
                 page = pages[eid]
                 line, col = page.bundle.lines.at(("overlaps", i))
                 problems.add(page.bundle.path, line, col, f"overlaps[{i}]", f"unknown entry id '{other}'")
-    return Site(root, categories, systems, pages, dict(by_category), dict(by_system), dict(by_tag))
+    return Site(root, categories, systems, pages, by_category, by_system, by_tag)
+
+
+def _structure(entry: Entry) -> tuple[object, ...]:
+    """What an entry contributes to the taxonomy groups and to other entries' backlinks."""
+    return entry.category, entry.systems, entry.tags, [r.id for r in entry.related], entry.overlaps
+
+
+def _same_structure(previous: Site, pages: dict[str, EntryPage], fresh: list[Bundle]) -> bool:
+    if previous.pages.keys() != pages.keys():
+        return False
+    for bundle in fresh:
+        old = previous.pages[bundle.entry.id]
+        if _structure(old.entry) != _structure(bundle.entry):
+            return False
+    return True
+
+
+def _groups(pages: dict[str, EntryPage]) -> tuple[dict[str, list[str]], ...]:
+    """Entry ids by category, by system and by tag, each list in id order."""
+    by_category: dict[str, list[str]] = defaultdict(list)
+    by_system: dict[str, list[str]] = defaultdict(list)
+    by_tag: dict[str, list[str]] = defaultdict(list)
+    for eid in sorted(pages):
+        entry = pages[eid].entry
+        by_category[entry.category].append(eid)
+        for sid in entry.systems:
+            by_system[sid].append(eid)
+        for tag in entry.tags:
+            by_tag[tag].append(eid)
+    return dict(by_category), dict(by_system), dict(by_tag)
 
 
 def _check_taxonomy_ids(content: Content, problems: Problems) -> None:

@@ -184,6 +184,44 @@ def test_incremental_rebuild_checks_links_into_the_edited_entry(project: Path) -
     assert "fragmentation" in problem.message
 
 
+def test_incremental_rebuild_keeps_groups_and_backlinks_right(tmp_path: Path) -> None:
+    """A rebuild keeps the previous groups and backlinks while an edit leaves every entry's
+    taxonomies and relations alone, and recomputes them when it does not: both equal a full build."""
+    import yaml
+
+    root = tmp_path / "project"
+    for name in ("templates", "static", "content"):
+        shutil.copytree(REPO / name, root / name)
+    builder = Builder(root, index=False)
+    builder.build()
+    target = "ddp-unused-parameters"
+    path = root / "content/failures" / target / "entry.yaml"
+    data = yaml.safe_load(path.read_text())
+    related = [r["id"] for r in data["related"]]
+    edits = [
+        lambda d: d.update(mechanism=d["mechanism"] + "\nOne more sentence.\n"),
+        lambda d: d.update(related=d["related"][1:]),
+        lambda d: d.update(tags=[*d["tags"], "extra-tag"]),
+    ]
+    for edit in edits:
+        edit(data)
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+        builder.rebuild_entries({target})
+        full = Builder(root, tmp_path / "full", index=False).build()
+        site = builder.site
+        assert site is not None
+        assert {e: p.backlinks for e, p in site.pages.items()} == {
+            e: p.backlinks for e, p in full.pages.items()
+        }
+        assert (site.by_category, site.by_system, site.by_tag) == (
+            full.by_category,
+            full.by_system,
+            full.by_tag,
+        )
+    assert target not in full.pages[related[0]].backlinks  # the second edit dropped that relation
+    assert full.by_tag["extra-tag"] == [target]
+
+
 def test_real_content_builds_soundly(tmp_path: Path) -> None:
     if not any((REPO / "content/failures").iterdir()):
         pytest.fail("content/failures/ holds no entry")
