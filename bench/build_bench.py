@@ -790,9 +790,9 @@ def table(results: list[Result]) -> str:
         "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     rows += [
-        f"| {r.entries:,} | {r.ours_s:.2f} | {r.hugo_s:.2f} | {r.ratio:.1f}x "
-        f"| {r.bare_s:.2f} ({r.bare_s / r.hugo_s:.1f}x) "
-        f"| {r.hugo_indexed_s:.2f} (ours {r.ours_s / r.hugo_indexed_s:.1f}x) | {r.rebuild_s * 1000:.0f} |"
+        f"| {r.entries:,} | {r.ours_s:.2f} | {r.hugo_s:.2f} | {r.ratio:.2f}x "
+        f"| {r.bare_s:.2f} ({r.bare_s / r.hugo_s:.2f}x) "
+        f"| {r.hugo_indexed_s:.2f} (ours {r.ours_s / r.hugo_indexed_s:.2f}x) | {r.rebuild_s * 1000:.0f} |"
         for r in results
     ]
     return "\n".join(rows) + "\n"
@@ -856,7 +856,7 @@ def targets(results: list[Result]) -> list[str]:
     if cold is None:
         verdict = f"not measured (run with {TARGET_COLD_SIZE} in --sizes)"
     else:
-        verdict = ("met" if cold.ratio <= TARGET_COLD_RATIO else "**not met**") + f" ({cold.ratio:.1f}x)"
+        verdict = ("met" if cold.ratio <= TARGET_COLD_RATIO else "**not met**") + f" ({cold.ratio:.2f}x)"
     out.append(
         f"- Cold build of {TARGET_COLD_SIZE:,} entries within {TARGET_COLD_RATIO}x Hugo's time: {verdict}."
     )
