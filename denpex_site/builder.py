@@ -434,26 +434,26 @@ class Builder:
         return time.perf_counter() - start
 
 
-def pagefind_command() -> list[str]:
-    """The Pagefind command: its binary itself when pagefind[bin] is installed (no Python start)."""
-    try:
-        from pagefind_bin import get_executable
-    except ImportError:
-        return [sys.executable, "-m", "pagefind"]
-    return [str(get_executable())]
-
-
-def start_index(out: Path) -> subprocess.Popen[str]:
-    """Start building the Pagefind full-text index of ``out`` into ``out/pagefind``.
+def pagefind_command(site: Path) -> list[str]:
+    """The command that indexes the entry pages of ``site`` into ``site/pagefind``: Pagefind's binary
+    itself when pagefind[bin] is installed (no Python start).
 
     Only entry pages carry ``data-pagefind-body``, so only they are handed to Pagefind: parsing the
     other pages would find nothing to index.
     """
+    try:
+        from pagefind_bin import get_executable
+    except ImportError:
+        program = [sys.executable, "-m", "pagefind"]
+    else:
+        program = [str(get_executable())]
+    return [*program, "--site", str(site), "--glob", "failures/*/index.html", "--quiet"]
+
+
+def start_index(out: Path) -> subprocess.Popen[str]:
+    """Start building the Pagefind full-text index of ``out`` into ``out/pagefind``."""
     return subprocess.Popen(
-        [*pagefind_command(), "--site", str(out), "--glob", "failures/*/index.html", "--quiet"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+        pagefind_command(out), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
 
 
