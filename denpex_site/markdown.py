@@ -77,8 +77,23 @@ def code_block(body: str, language: str, extra_class: str = "") -> str:
     return f'<pre class="{classes}" data-lang="{lang}"><code class="language-{lang}">{body}</code></pre>\n'
 
 
+def _fence_language(info: str) -> str:
+    """The language of a fenced code block: the first word of its info string."""
+    return info.strip().split(" ")[0] if info else "text"
+
+
 def _fence_highlight(code: str, lang: str, _attrs: str) -> str:
-    return highlight(code, lang.strip().split(" ")[0] if lang else "text")
+    return highlight(code, _fence_language(lang))
+
+
+_FENCE_INFO = re.compile(r"^ {0,3}(?:`{3,}|~{3,})(.*)$", re.M)
+
+
+def fence_languages(text: str) -> set[str]:
+    """The languages of the fenced code blocks in a Markdown text (closing fences give "text")."""
+    if "```" not in text and "~~~" not in text:
+        return set()
+    return {_fence_language(info) for info in _FENCE_INFO.findall(text)}
 
 
 def _make_parser() -> MarkdownIt:
@@ -175,12 +190,12 @@ def inline(text: str) -> str:
 def pygments_css() -> str:
     """Token colours for light and dark schemes, scoped to code blocks."""
 
-    def rules(style: str) -> str:
+    def rules(style: type[Style]) -> str:
         defs = HtmlFormatter(style=style).get_style_defs(".code")
         lines = [line for line in defs.splitlines() if line.startswith(".code .")]
-        text = get_style_by_name(style).style_for_token(Text)["color"]
+        text = style.style_for_token(Text)["color"]
         # Plain tokens get no span (see highlight): they take the scheme's text colour here.
         return "\n".join([f".code code {{ color: #{text} }}", *lines] if text else lines)
 
-    light, dark = (rules(style.name) for style in _STYLES)
+    light, dark = map(rules, _STYLES)
     return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"

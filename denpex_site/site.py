@@ -416,9 +416,6 @@ def _check_taxonomy_ids(content: Content, problems: Problems) -> None:
             seen.add(item.id)
 
 
-_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`{]+)", re.M)
-
-
 def _prepare(bundle: Bundle) -> None:
     """What the loading process does for each bundle, so that every process forked later (the
     children that derive, the render workers, the one that checks the example logs against all
@@ -430,8 +427,7 @@ def _prepare(bundle: Bundle) -> None:
             compile_pattern(sig.pattern)
     languages = {example.language for example in entry.fix.examples}
     for text, _ in _markdown_fields(entry).values():
-        if "```" in text or "~~~" in text:
-            languages.update(_FENCE.findall(text))
+        languages |= markdown.fence_languages(text)
     for language in languages:
         markdown.lexer(language)
 
