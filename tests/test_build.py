@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -138,6 +139,40 @@ def test_build_is_deterministic(project: Path, tmp_path: Path) -> None:
     Builder(project, tmp_path / "b", jobs=2).build()
     assert ours(tmp_path / "a") == ours(tmp_path / "b")
     assert (tmp_path / "a/pagefind/pagefind.js").is_file()
+
+
+def indexed_text(out: Path, url: str) -> str:
+    """The text Pagefind indexed for the page at ``url`` (from its fragment: gzip, a marker, JSON)."""
+    for fragment in (out / "pagefind/fragment").glob("*.pf_fragment"):
+        raw = gzip.decompress(fragment.read_bytes())
+        data = json.loads(raw[raw.index(b"{") :])
+        if data["url"] == url:
+            return str(data["content"])
+    raise AssertionError(f"no Pagefind fragment for {url}")
+
+
+def test_full_text_index_holds_only_the_fields_that_identify_a_failure(project: Path) -> None:
+    """Title, quick answer, symptoms, signatures and FAQ are indexed; the rest of the page is not."""
+    Builder(project).build()
+    text = indexed_text(project / "_site", "/failures/demo-oom/")
+    for shown in (
+        "CUDA out of memory during the forward pass",  # title
+        "Halve the micro-batch",  # quick answer
+        "Peak memory is reached in the first forward",  # symptoms
+        "Tried to allocate {num} {word}",  # signature
+        "between two samples of nvidia-smi",  # FAQ
+    ):
+        assert shown in text, shown
+    for left_out in (
+        "caching allocator could not find a free block",  # mechanism
+        "Tried to allocate 2.00 GiB",  # observation
+        "every rank that runs out",  # observation's caption
+        "test fixture text",  # a signature's source
+        "memory_summary",  # confirm
+        "Accumulate gradients over two half batches",  # fix
+        "stays below the device total",  # verify
+    ):
+        assert left_out not in text, left_out
 
 
 def test_incremental_rebuild_updates_only_affected_pages(project: Path) -> None:
