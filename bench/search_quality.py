@@ -71,12 +71,13 @@ def main() -> int:
             queries = yaml.safe_load((ROOT / path).read_text())["queries"]
             table, misses = measure(page, base, queries)
             print(f"{path} ({len(queries)} queries)\n{table}\n" + "\n".join(misses) + "\n")
-            parts.append(
-                f"### {name.capitalize()}: {path} ({len(queries)})\n\n{table}\n\n"
+            listed = (
                 "Misses:\n\n| kind | query | expected | its rank | first two |\n|---|---|---|---:|---|\n"
                 + "\n".join(misses)
-                + "\n"
+                if misses
+                else "Misses: none."
             )
+            parts.append(f"### {name.capitalize()}: {path} ({len(queries)})\n\n{table}\n\n{listed}\n")
         browser.close()
     if args.write:
         section = (
@@ -86,7 +87,8 @@ def main() -> int:
             "entry first (at most 3 paraphrases only in the top 3). The test queries' misses show where "
             "entries lack the words people use, and entries have been given those words; the held-out "
             "queries are never used that way, so they measure how search does on queries nobody tuned "
-            "for.\n\n" + "\n".join(parts)
+            "for. Each test query names one failure: a query that fits two entries equally is asked once "
+            "per entry, with the word that tells them apart.\n\n" + "\n".join(parts)
         )
         replace_section(ROOT / "docs/benchmarks.md", "## Search quality", section)
     return 0
