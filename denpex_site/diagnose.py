@@ -15,6 +15,7 @@ traceback also records the line where that traceback began.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -97,6 +98,13 @@ class Finding:
     first_root: Key | None = None
 
 
+def _re2_options() -> Any:
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.max_mem = 512 << 20
+    return options
+
+
 class Engine:
     """Compiled signatures and normalisation rules, reusable across many logs."""
 
@@ -119,21 +127,22 @@ class Engine:
             )
             for s in bundle["signatures"]
         ]
-        alternatives = [s["prefilter"] for s in bundle["signatures"]] + [re.escape(TRACEBACK)]
-        combined = "|".join(f"(?:{a})" for a in alternatives).encode()
+        self.prefilters = [s["prefilter"] for s in bundle["signatures"]]
         self.rule_set = None
         if re2 is not None:
-            options = re2.Options()
-            options.encoding = re2.Options.Encoding.LATIN1
-            options.max_mem = 512 << 20
-            self.scan_re = re2.compile(combined, options)
             # Which signatures a candidate line may match, found in one pass over the line.
-            self.rule_set = re2.Set.SearchSet(options)
-            for s in bundle["signatures"]:
-                self.rule_set.Add(s["prefilter"].encode())
+            self.rule_set = re2.Set.SearchSet(_re2_options())
+            for prefilter in self.prefilters:
+                self.rule_set.Add(prefilter.encode())
             self.rule_set.Compile()
-        else:
-            self.scan_re = re.compile(combined)
+
+    @functools.cached_property
+    def scan_re(self) -> Any:
+        """One regex for every signature's prefilter and the traceback header: a search over a big
+        chunk stops only at candidate lines. Compiled when a chunk first needs it (the checks of a
+        build only read small logs, which ask ``rule_set`` line by line)."""
+        combined = "|".join(f"(?:{a})" for a in [*self.prefilters, re.escape(TRACEBACK)]).encode()
+        return re2.compile(combined, _re2_options()) if re2 is not None else re.compile(combined)
 
     def candidates(self, line: str) -> list[Rule]:
         """The rules worth checking on a cleaned line, in bundle order."""
