@@ -796,6 +796,18 @@ def load_average() -> float | None:
     return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
 
+def settle(limit: float) -> None:
+    """Wait, at most ``limit`` seconds, until the 1-minute load average is below half the cores."""
+    cores = os.cpu_count() or 1
+    deadline = time.monotonic() + limit
+    load = load_average()
+    if load is not None and load >= cores / 2 and limit > 0:
+        log(f"load average {load:.2f} on {cores} cores: waiting for it to fall below {cores / 2:g}")
+    while load is not None and load >= cores / 2 and time.monotonic() < deadline:
+        time.sleep(5)
+        load = load_average()
+
+
 def file_system(path: Path) -> str:
     """The type of the file system that holds ``path`` (from /proc/mounts; "unknown" elsewhere)."""
     best, kind = "", "unknown"
@@ -957,6 +969,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects (for profiling)")
     parser.add_argument(
+        "--settle",
+        type=float,
+        default=180,
+        help="wait up to this many seconds for the 1-minute load average to fall below half the cores "
+        "before timing, so that work that just ended does not weigh on the first runs (default: 180)",
+    )
+    parser.add_argument(
         "--workdir",
         type=Path,
         default=None,
@@ -976,6 +995,7 @@ def main(argv: list[str] | None = None) -> int:
     if hugo_bin is None:
         parser.error(f"hugo binary not found: {args.hugo}")
     source_root = args.source.resolve()
+    settle(args.settle)
     load_start = load_average()
 
     try:
