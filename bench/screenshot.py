@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -12,11 +13,15 @@ from tests.browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server
 
 
 def main() -> int:
-    site, out, *urls = sys.argv[1:]
-    Path(out).mkdir(parents=True, exist_ok=True)
-    dark = "--dark" in urls
-    urls = [u for u in urls if u != "--dark"]
-    with static_server(Path(site)) as base, sync_playwright() as pw:
+    parser = argparse.ArgumentParser(description=__doc__.split(":")[0])
+    parser.add_argument("site", type=Path, help="a built site (e.g. _site)")
+    parser.add_argument("out", type=Path, help="folder for the PNG files")
+    parser.add_argument("urls", nargs="+", help="paths of pages, e.g. / /failures/")
+    parser.add_argument("--dark", action="store_true", help="prefers-color-scheme: dark")
+    args = parser.parse_args()
+    out, urls, dark = args.out, args.urls, args.dark
+    out.mkdir(parents=True, exist_ok=True)
+    with static_server(args.site) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM_PATH, args=CHROMIUM_ARGS)
         for width in (1280, 420):
             page = browser.new_page(
