@@ -348,8 +348,15 @@ def build_site(
         if id(page.bundle) in reuse and fresh_ids.isdisjoint(page.linked_entries()):
             continue
         _check_links(page, pages, content.broken, known, problems)
-    broken = content.broken
-    for eid in [] if same else sorted(pages):
+    if not same:
+        _link_relations(pages, content.broken, problems)
+    return Site(root, categories, systems, pages, by_category, by_system, by_tag)
+
+
+def _link_relations(pages: dict[str, EntryPage], broken: frozenset[str], problems: Problems) -> None:
+    """Give each entry the backlinks of the entries that relate to it; report related and
+    overlapping ids that name no entry (``broken``: entries that failed to load, not reported again)."""
+    for eid in sorted(pages):
         for i, rel in enumerate(pages[eid].entry.related):
             if rel.id in broken:
                 continue
@@ -364,11 +371,10 @@ def build_site(
                 why = "an entry cannot relate to itself" if rel.id == eid else f"unknown entry id '{rel.id}'"
                 problems.add(page.bundle.path, line, col, f"related[{i}].id", why)
         for i, other in enumerate(pages[eid].entry.overlaps):
-            if other not in pages and other not in content.broken:
+            if other not in pages and other not in broken:
                 page = pages[eid]
                 line, col = page.bundle.lines.at(("overlaps", i))
                 problems.add(page.bundle.path, line, col, f"overlaps[{i}]", f"unknown entry id '{other}'")
-    return Site(root, categories, systems, pages, by_category, by_system, by_tag)
 
 
 def _structure(entry: Entry) -> tuple[object, ...]:
