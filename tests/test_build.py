@@ -11,9 +11,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import yaml
 from markupsafe import escape
 
 from denpex_site.builder import Builder, index_site, manifest
+from denpex_site.errors import BuildFailed
 from denpex_site.model import SCHEMA_VERSION
 from denpex_site.signatures import compile_pattern
 
@@ -197,10 +199,6 @@ def test_incremental_rebuild_updates_only_affected_pages(project: Path) -> None:
 
 def test_incremental_rebuild_checks_links_into_the_edited_entry(project: Path) -> None:
     """An unchanged entry is not re-checked on a rebuild, unless it links into the edited one."""
-    import yaml
-
-    from denpex_site.errors import BuildFailed
-
     data = yaml.safe_load((project / "content/failures/demo-oom/entry.yaml").read_text())
     data.update(id="demo-linker", title="Test fixture: an entry that links to another's section", silent=True)
     data.update(signatures=[], logs=[], related=[])
@@ -222,7 +220,6 @@ def test_incremental_rebuild_checks_links_into_the_edited_entry(project: Path) -
 def test_incremental_rebuild_keeps_groups_and_backlinks_right(tmp_path: Path) -> None:
     """A rebuild keeps the previous groups and backlinks while an edit leaves every entry's
     taxonomies and relations alone, and recomputes them when it does not: both equal a full build."""
-    import yaml
 
     root = tmp_path / "project"
     for name in ("templates", "static", "content"):
