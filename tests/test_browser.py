@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from denpex_site.builder import Builder
+from denpex_site.build.builder import Builder
 
 from .browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server
 from .conftest import REPO
@@ -313,10 +313,12 @@ def test_no_page_is_wider_than_a_phone(browser: object, site: tuple[str, Path]) 
 
 
 def test_large_file_read_by_helper_worker_matches_terminal(
-    page: tuple[object, Watch, str], tmp_path: Path
+    page: tuple[object, Watch, str], site: tuple[str, Path], tmp_path: Path
 ) -> None:
     """A file large enough to be read by the helper worker gives the terminal matcher's findings."""
-    from denpex_site.diagnose import diagnose_paths
+    from denpex_site.matcher.bundle import load_bundle
+    from denpex_site.matcher.diagnosis import Diagnosis
+    from denpex_site.matcher.engine import Engine
 
     p, watch, base = page
     example = sorted((REPO / "content/failures/nccl-watchdog-timeout/logs").glob("*.log"))[0].read_bytes()
@@ -335,7 +337,9 @@ def test_large_file_read_by_helper_worker_matches_terminal(
     p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=120_000)
     found = p.locator("#diagnosis-results [data-entry-id]")
     browser_ids = [found.nth(i).get_attribute("data-entry-id") for i in range(found.count())]
-    expected = diagnose_paths([big])
+    diagnosis = Diagnosis(Engine(load_bundle(site[1] / "api/signatures.json")))
+    diagnosis.add_file(big)
+    expected = diagnosis.result()
     assert browser_ids == [f["id"] for f in expected["findings"]]
     first = p.locator("#diagnosis-results [data-entry-id]").first.inner_text()
     assert f"rank3.log:{expected['findings'][0]['first']['line']}" in first

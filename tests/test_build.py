@@ -14,16 +14,16 @@ import pytest
 import yaml
 from markupsafe import escape
 
-from denpex_site.builder import Builder, index_site, manifest
-from denpex_site.errors import BuildFailed
-from denpex_site.model import SCHEMA_VERSION
-from denpex_site.signatures import compile_pattern
+from denpex_site.build.builder import Builder, manifest
+from denpex_site.build.pagefind import index_site
+from denpex_site.content.model import SCHEMA_VERSION
+from denpex_site.errors import InvalidContent
+from denpex_site.matcher.dialect import compile_pattern
 
 from .conftest import REPO
 from .htmlcheck import check_html
 
 # Read before any test builds the site (a build in the repository refreshes this file).
-PACKAGED_BUNDLE = (REPO / "denpex_site/data/signatures.json").read_text()
 
 
 def resolve(out: Path, page: Path, href: str) -> tuple[Path, str] | None:
@@ -210,7 +210,7 @@ def test_incremental_rebuild_checks_links_into_the_edited_entry(project: Path) -
     builder.build()
     entry = project / "content/failures/demo-oom/entry.yaml"
     entry.write_text(entry.read_text().replace("## Fragmentation", "## Scattered blocks"))
-    with pytest.raises(BuildFailed) as failed:
+    with pytest.raises(InvalidContent) as failed:
         builder.rebuild_entries({"demo-oom"})
     (problem,) = failed.value.problems.items
     assert problem.path == "content/failures/demo-linker/entry.yaml", problem
@@ -306,19 +306,8 @@ def test_no_inline_scripts(project: Path) -> None:
     shutil.rmtree(project / "_site")
 
 
-def test_packaged_signature_bundle_is_current() -> None:
-    """`denpex-site diagnose` reads the bundle installed with the package: it must match the content."""
-    from denpex_site.builder import Paths, gather
-    from denpex_site.bundle import signatures_json
-
-    _, _, site = gather(Paths(REPO))
-    assert signatures_json(site) == PACKAGED_BUNDLE, (
-        "run `python build.py` and commit denpex_site/data/signatures.json"
-    )
-
-
 def _markdown_it(text: str, inline: bool) -> str:
-    from denpex_site import markdown as md
+    from denpex_site.render import markdown as md
 
     env: dict[str, object] = {}
     tokens = md._MD.parseInline(text, env) if inline else md._MD.parse(text, env)
@@ -330,9 +319,10 @@ def test_plain_text_fast_path_matches_markdown_it() -> None:
     gives, for every field of the real content and for random text full of Markdown's specials."""
     import random
 
-    from denpex_site import markdown as md
-    from denpex_site.builder import Paths, gather
-    from denpex_site.site import _markdown_fields
+    from denpex_site.build.assets import Paths
+    from denpex_site.build.builder import gather
+    from denpex_site.render import markdown as md
+    from denpex_site.site.fields import markdown_fields
 
     samples = [
         "Rank 0 waits in the all-reduce; rank 1 has left the loop.",
@@ -346,7 +336,7 @@ def test_plain_text_fast_path_matches_markdown_it() -> None:
     for text in samples[:-1]:
         assert md.plain(text) is not None, text
     _, _, site = gather(Paths(REPO))
-    fields = [field for page in site.pages.values() for field in _markdown_fields(page.entry).values()]
+    fields = [field for page in site.pages.values() for field in markdown_fields(page.entry).values()]
     assert sum(md.plain(text, inline) is not None for text, inline in fields) > len(fields) / 2
     pieces = [*"_`-+>=&<*[]()#!|~\\", "a", "x_y", " `b` ", "``", " ", "    ", "\t", "\n", "1.", "1)"]
     pieces += ["&amp;", "\u00a0", "http://x", "\r"]
@@ -375,8 +365,9 @@ def test_highlighting_spans_only_tokens_that_look_different() -> None:
     from pygments.formatters import HtmlFormatter
     from pygments.token import Text
 
-    from denpex_site import markdown as md
-    from denpex_site.builder import Paths, gather
+    from denpex_site.build.assets import Paths
+    from denpex_site.build.builder import gather
+    from denpex_site.render import markdown as md
 
     _, _, site = gather(Paths(REPO))
     examples = [(x.code, x.language) for p in site.pages.values() for x in p.entry.fix.examples]

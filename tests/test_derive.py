@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from denpex_site import site
 from denpex_site.forked import Forked, can_fork
-from denpex_site.site import Deriver
+from denpex_site.site import derive as derive_module
+from denpex_site.site.derive import Deriver
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="needs the fork start method")
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not can_fork(), reason="needs the fork start met
 @pytest.fixture(autouse=True)
 def no_patterns(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Fake has no signatures or code to prepare while it loads."""
-    monkeypatch.setattr(site, "_prepare", lambda b: None)
+    monkeypatch.setattr(derive_module, "_prepare", lambda b: None)
 
 
 class Fake:
@@ -29,7 +29,7 @@ class Fake:
 
 def test_deriver_returns_every_bundle_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     # Results larger than a pipe's buffer: a child blocks in send until the parent reads.
-    monkeypatch.setattr(site, "derive", lambda b: (b.number, os.getpid(), "x" * 100_000))
+    monkeypatch.setattr(derive_module, "derive", lambda b: (b.number, os.getpid(), "x" * 100_000))
     monkeypatch.setattr(Deriver, "CHUNK", 3)
     deriver = Deriver(jobs=2)
     bundles = [Fake(i) for i in range(10)]
@@ -49,7 +49,7 @@ def test_deriver_raises_what_a_child_raised_and_stops_the_others(monkeypatch: py
         time.sleep(0.2)
         return "x" * 100_000
 
-    monkeypatch.setattr(site, "derive", derive)
+    monkeypatch.setattr(derive_module, "derive", derive)
     monkeypatch.setattr(Deriver, "CHUNK", 2)
     deriver = Deriver(jobs=2)
     with pytest.raises(ValueError, match="entry 0 is broken"):
@@ -70,7 +70,7 @@ def test_forked_reports_a_child_that_died() -> None:
 
 
 def test_one_job_derives_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(site, "derive", lambda b: os.getpid())
+    monkeypatch.setattr(derive_module, "derive", lambda b: os.getpid())
     monkeypatch.setattr(Deriver, "CHUNK", 2)
     deriver = Deriver(jobs=1)
     bundles = [Fake(i) for i in range(5)]

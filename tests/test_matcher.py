@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from denpex_site.builder import Builder
-from denpex_site.diagnose import Diagnosis, Engine, detect_wrap
+from denpex_site.build.builder import Builder
+from denpex_site.matcher.diagnosis import Diagnosis, detect_wrap
+from denpex_site.matcher.engine import Engine
 
 from .conftest import FIXTURES, REPO
 
@@ -158,7 +159,7 @@ def run_measured(code: str, *args: str) -> tuple[dict, int]:
 
 
 DIAGNOSE_FILE = (
-    "from pathlib import Path\nfrom denpex_site.diagnose import Diagnosis, Engine\n"
+    "from pathlib import Path\nfrom denpex_site.matcher.diagnosis import Diagnosis\nfrom denpex_site.matcher.engine import Engine\n"
     "d = Diagnosis(Engine(json.load(open(sys.argv[1]))))\nd.add_file(Path(sys.argv[2]))\nresult = d.result()"
 )
 
@@ -220,11 +221,42 @@ def test_cli_exit_codes_and_json(bundle_path: Path, tmp_path: Path) -> None:
     assert piped.returncode == 0 and b"First root cause" in piped.stdout and b"\x1b[" not in piped.stdout
 
 
-def test_cli_uses_the_installed_bundle() -> None:
+def test_cli_reads_the_bundle_of_the_built_site(bundle_path: Path, tmp_path: Path) -> None:
+    """Without --bundle, diagnose reads _site/api/signatures.json of --root; nothing is read from the package."""
+    (tmp_path / "_site/api").mkdir(parents=True)
+    shutil.copy(bundle_path, tmp_path / "_site/api/signatures.json")
     log = next(iter(sorted(REPO.glob("content/failures/*/logs/*.log"))))
-    res = cli("diagnose", "--json", str(log))
-    assert res.returncode == 0
+    res = cli("--root", str(tmp_path), "diagnose", "--json", str(log))
+    assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["findings"][0]["id"] == log.parent.parent.name
+
+
+@pytest.mark.parametrize("command", ["diagnose", "watch"])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, b"no signature bundle"),
+        (b"{not json", b"is not JSON"),
+        (b'{"schema_version": 99}', b"format version 99"),
+    ],
+    ids=["missing", "not-json", "other-version"],
+)
+def test_a_bad_bundle_is_one_line_without_traceback(
+    command: str, content: bytes | None, message: bytes, tmp_path: Path
+) -> None:
+    args = ["--root", str(tmp_path), command]
+    if content is not None:
+        (tmp_path / "bundle.json").write_bytes(content)
+        args += ["--bundle", str(tmp_path / "bundle.json")]
+    res = subprocess.run(
+        [sys.executable, "-m", "denpex_site", *args, str(LOGS / "rank0.log")],
+        capture_output=True,
+        env={k: v for k, v in os.environ.items() if k != "DENPEX_BUNDLE"},
+        timeout=30,
+    )
+    assert res.returncode == 2
+    assert message in res.stderr and b"Traceback" not in res.stderr
+    assert res.stderr.count(b"\n") == 1, res.stderr
 
 
 def test_watch_alerts_and_survives_rotation(bundle_path: Path, tmp_path: Path) -> None:
@@ -275,7 +307,7 @@ def test_watch_alerts_and_survives_rotation(bundle_path: Path, tmp_path: Path) -
     ],
 )
 def test_rank_from_file_name(name: str, rank: int | None) -> None:
-    from denpex_site.diagnose import rank_from_file_name
+    from denpex_site.matcher.bundle import rank_from_file_name
 
     assert rank_from_file_name(name) == rank
     if NODE:

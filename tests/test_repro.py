@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from denpex_site.builder import Paths, gather
-from denpex_site.bundle import signature_bundle
-from denpex_site.diagnose import Diagnosis, Engine
+from denpex_site.build.assets import Paths
+from denpex_site.build.builder import gather
+from denpex_site.matcher.diagnosis import Diagnosis
+from denpex_site.matcher.engine import Engine
+from denpex_site.render.api import signature_bundle
 
 from .conftest import REPO
 

@@ -1,4 +1,4 @@
-"""The word index (denpex_site/searchindex.py) and its ranking in the browser (static/js/search-rank.js).
+"""The word index (denpex_site/render/searchindex.py) and its ranking in the browser (static/js/search-rank.js).
 
 The browser cuts a query into terms with its own copy of the Python rules: these tests run both
 over every searchable text of the real entries and every query of tests/search_queries.yaml and
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from denpex_site.content.load import load_content
 from denpex_site.errors import Problems
-from denpex_site.load import load_content
-from denpex_site.searchindex import STOP_WORDS, build_index, field_terms, fields, stem, terms
+from denpex_site.render.searchindex import STOP_WORDS, build_index, field_terms, fields, stem, terms
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).parent / "js" / "search-rank.mjs"

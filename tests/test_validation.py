@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from denpex_site.builder import Builder, check, manifest
-from denpex_site.errors import BuildFailed, Problems
+from denpex_site.build.builder import Builder, check, manifest
+from denpex_site.errors import InvalidContent, Problems
+from denpex_site.site.checks import ROOT_CAUSE_RULE
 
 ENTRY = "content/failures/demo-oom/entry.yaml"
 
@@ -44,7 +45,7 @@ def built(project: Path) -> tuple[Path, dict[str, str]]:
 
 
 def assert_fails_untouched(root: Path, before: dict[str, str]) -> list[str]:
-    with pytest.raises(BuildFailed) as info:
+    with pytest.raises(InvalidContent) as info:
         Builder(root).build()
     assert manifest(root / "_site") == before, "a failed build must leave the previous _site/ unchanged"
     assert not [p for p in root.iterdir() if p.name.startswith("._site")], (
@@ -127,7 +128,10 @@ def test_unknown_category_system_and_related(built: tuple[Path, dict[str, str]])
     edit(root, "faq:", "related:\n  - id: no-such-entry\n    note: Not the same thing.\nfaq:")
     problems = assert_fails_untouched(root, before)
     assert any(p.startswith(f"{ENTRY}:3:11: category: unknown category 'memroy'") for p in problems)
-    assert f"{ENTRY}:7:20: systems[1]: unknown system 'cudaa' (add it to content/systems.yaml)" in problems
+    assert (
+        f"{ENTRY}:7:20: systems[1]: unknown system 'cudaa' (did you mean 'cuda'?) (add it to content/systems.yaml)"
+        in problems
+    )
     rel = line_of(root, "  - id: no-such-entry")
     assert f"{ENTRY}:{rel}:9: related[0].id: unknown entry id 'no-such-entry'" in problems
 
@@ -145,9 +149,7 @@ def test_bad_reference_url(built: tuple[Path, dict[str, str]], url: str, message
     edit(root, "https://docs.pytorch.org/docs/stable/notes/cuda.html", url)
     line = line_of(root, f"url: {url}")
     problems = assert_fails_untouched(root, before)
-    assert len(problems) == 1 and problems[0].startswith(
-        f"{ENTRY}:{line}:10: references[0].url: Value error, {message}"
-    )
+    assert len(problems) == 1 and problems[0].startswith(f"{ENTRY}:{line}:10: references[0].url: {message}")
 
 
 def test_broken_internal_links_and_anchors(built: tuple[Path, dict[str, str]]) -> None:
@@ -278,7 +280,7 @@ def test_recursive_alias_is_refused_at_its_line(built: tuple[Path, dict[str, str
 
 
 def test_recursive_alias_in_a_document_with_merge_keys_is_refused(project: Path) -> None:
-    from denpex_site.load import read_yaml
+    from denpex_site.content.documents import read_yaml
 
     file = project / "loop.yaml"
     file.write_text("base: &b {k: 1}\nentry:\n  <<: *b\n  loop: &l [1, *l]\n")
@@ -288,7 +290,7 @@ def test_recursive_alias_in_a_document_with_merge_keys_is_refused(project: Path)
 
 
 def test_yaml_merge_keys_load_as_pyyaml_loads_them(project: Path) -> None:
-    from denpex_site.load import read_yaml
+    from denpex_site.content.documents import read_yaml
 
     file = project / "merge.yaml"
     file.write_text("base: &b {title: x, n: 1}\nentry:\n  <<: *b\n  n: 2\n  when: 2026-11-30\n  todo: TODO\n")
@@ -407,13 +409,93 @@ def test_example_log_must_rank_its_own_entry_first(project: Path) -> None:
         .replace("references:", "overlaps: [demo-oom]\nreferences:")
         .replace("role: root-cause", "role: collateral")
     )
-    problems = problems_of(project)
-    assert problems == [
+    assert problems_of(project) == [
+        f"content/failures/demo-two/entry.yaml:34:3: signatures: {ROOT_CAUSE_RULE}",
         "content/failures/demo-two/entry.yaml:39:11: logs[0].file: example log 'logs/oom.log' is diagnosed as "
         "'demo-oom' first; its own entry must rank first",
-        "content/failures/demo-two/entry.yaml:40:3: signatures: an entry that is not silent needs at least one "
-        "root-cause signature",
-    ] or all("demo-two" in p for p in problems), problems
+    ]
+
+
+def test_an_entry_that_is_not_silent_needs_a_root_cause_signature(project: Path) -> None:
+    edit(project, "    role: root-cause", "    role: warning")
+    line = line_of(project, "signatures:")
+    assert problems_of(project) == [f"{ENTRY}:{line + 1}:3: signatures: {ROOT_CAUSE_RULE}"]
+    assert "silent: true" in ROOT_CAUSE_RULE
+    edit(project, "severity: critical", "severity: critical\nsilent: true")
+    assert problems_of(project) == []
+
+
+def test_one_run_reports_field_reference_signature_and_root_cause_problems(project: Path) -> None:
+    """An entry with a field error still gets its references, patterns and root-cause rule checked."""
+    edit(project, "mechanism: |", "mechansim: |")
+    edit(project, "category: memory", "category: memroy")
+    edit(project, "    role: root-cause", "    role: warning")
+    edit(
+        project,
+        "references:",
+        "related:\n  - id: demo-om\n    note: Not the same.\noverlaps: [nobody]\nreferences:",
+    )
+    edit(
+        project,
+        "CUDA out of memory. Tried to allocate {num} {word}",
+        "CUDA out of memory {any}{any} tail text",
+    )
+    problems = problems_of(project)
+    fields = [re.match(r"^[^:]+:\d+:\d+: ([^:]+):", p).group(1) for p in problems]  # type: ignore[union-attr]
+    assert sorted(fields) == sorted(
+        [
+            "mechansim",
+            "mechanism",
+            "category",
+            "related[0].id",
+            "overlaps[0]",
+            "signatures[0].pattern",
+            "signatures",
+        ]
+    ), problems
+    assert any("did you mean 'memory'?" in p for p in problems)
+    assert any("unknown entry id 'demo-om' (did you mean 'demo-oom'?)" in p for p in problems)
+
+
+def test_check_reports_a_template_error_at_its_line(project: Path) -> None:
+    template = project / "templates/entry.html"
+    lines = template.read_text().splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines, 1) if "{{ e.title }}" in line)
+    template.write_text("".join(lines).replace("{{ e.title }}", "{{ e.titel }}", 1))
+    assert problems_of(project) == [
+        f"templates/entry.html:{number}:1: template: "
+        "'denpex_site.content.model.Entry object' has no attribute 'titel'"
+    ]
+
+
+def test_check_reports_a_template_syntax_error(project: Path) -> None:
+    template = project / "templates/home.html"
+    template.write_text(template.read_text() + "{% if %}\n")
+    problems = problems_of(project)
+    assert (
+        len(problems) == 1 and problems[0].startswith("templates/home.html:") and "template:" in problems[0]
+    )
+
+
+def test_build_with_a_template_error_prints_one_line(project: Path) -> None:
+    template = project / "templates/entry.html"
+    template.write_text(template.read_text().replace("{{ e.title }}", "{{ e.titel }}", 1))
+    cli = [sys.executable, str(Path(__file__).parent.parent / "build.py"), "--root", str(project), "build"]
+    res = subprocess.run([*cli, "--no-index"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2
+    assert "Traceback" not in res.stderr and res.stderr.startswith("error: templates/entry.html:"), res.stderr
+    assert not (project / "_site").exists()
+
+
+def test_new_with_an_unknown_category_lists_the_valid_ones(project: Path) -> None:
+    cli = [sys.executable, str(Path(__file__).parent.parent / "build.py"), "--root", str(project)]
+    res = subprocess.run(
+        [*cli, "new", "some-failure", "--category", "memroy"], capture_output=True, text=True
+    )
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert (
+        "unknown category 'memroy'; the categories are: synchronization, communication, memory" in res.stderr
+    )
 
 
 def test_unknown_overlap_id(project: Path) -> None:

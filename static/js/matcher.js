@@ -1,10 +1,10 @@
-// The log matcher core, the same algorithm as denpex_site/diagnose.py: both read the signature
+// The log matcher core, the same algorithm as denpex_site/matcher/diagnosis.py: both read the signature
 // bundle and give the same JSON. Pure ES module without DOM access: it runs in a Web Worker in the
 // browser and under Node. Bytes arrive in blocks; an Aho-Corasick automaton over the signatures'
 // anchors (literal words every match contains) finds the few candidate lines in the raw bytes, and
 // only those are decoded, cleaned and checked against each signature.
 
-export const SCHEMA_VERSION = 1;
+export const BUNDLE_VERSION = 1;
 const MAX_LINE = 65536;
 const MAX_CARRY = 4 * MAX_LINE;
 const MAX_TEXT = 2000;
@@ -115,7 +115,7 @@ function lineScanner(byteClass, step) {
 }
 
 export function compileBundle(bundle) {
-  if (bundle.schema_version !== SCHEMA_VERSION) throw new Error(`unsupported signature bundle version ${bundle.schema_version}`);
+  if (bundle.schema_version !== BUNDLE_VERSION) throw new Error(`unsupported signature bundle version ${bundle.schema_version}`);
   const norm = bundle.normalize;
   const rules = bundle.signatures.map((s) => ({ ...s, re: new RegExp(s.regex, "u") }));
   const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), TRACEBACK])];
@@ -307,7 +307,7 @@ export class Diagnosis {
     const initiating = lead
       ? { id: lead.id, file: lead.first.file, line: lead.first.line, began: lead.first.began, rank: lead.first.rank, time: lead.first.time }
       : null;
-    return { schema_version: SCHEMA_VERSION, files: this.files, lines: this.lines, findings, initiating, notes: this.notes };
+    return { schema_version: BUNDLE_VERSION, files: this.files, lines: this.lines, findings, initiating, notes: this.notes };
   }
 }
 

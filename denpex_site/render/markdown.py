@@ -25,8 +25,12 @@ from pygments.token import Text, _TokenType
 from pygments.util import ClassNotFound
 
 _FORMATTER = HtmlFormatter(nowrap=True)
+
+
 # Code colours: light, then dark (prefers-color-scheme).
 _STYLES: tuple[type[Style], ...] = (get_style_by_name("friendly"), get_style_by_name("github-dark"))
+
+
 # What a span around spaces can show: the rest (colour, weight, slant, font) needs a glyph.
 _BOX = ("underline", "bgcolor", "border")
 
@@ -114,9 +118,13 @@ class Rendered:
 
 
 _CODE_SPAN = re.compile(r"(?<!`)(`[^`\r\n]+`)(?!`)")
+
+
 # Outside code spans, what could make markdown-it do more than escape the text: emphasis (an
 # underscore not inside a word), links, entities, raw HTML, escapes, a second line.
 _UNSAFE = re.compile(r"[\\*\[\]<>!#|~&\r\n`]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|https?://")
+
+
 # What would start a block other than a paragraph: an indented code block, a list, a quote.
 _BLOCK_START = re.compile(r" {4}| {0,3}\t| {0,3}(?:[-+>=]|[0-9]{1,9}[.)])(?:\s|$)")
 

@@ -20,10 +20,11 @@ from collections.abc import Iterable
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from .model import SCHEMA_VERSION, Entry
+from denpex_site.content.model import SCHEMA_VERSION, Entry
 
 if TYPE_CHECKING:
-    from .site import Site
+    from denpex_site.site.model import Site
+
 
 # Field name -> weight. The JSON carries them, so the browser needs no copy.
 FIELDS: dict[str, float] = {
@@ -41,11 +42,20 @@ FIELDS: dict[str, float] = {
     "answers": 0.5,
     "mechanism": 0.3,
 }
+
+
 assert len(FIELDS) <= 16, "a posting packs the field number in four bits"
+
+
 K1 = 1.2
+
+
 B = 0.5
+
+
 # A score is multiplied by 1 + LINK_PRIOR * ln(1 + entries linking to it): a tie-breaker.
 LINK_PRIOR = 0.02
+
 
 STOP_WORDS = frozenset(
     [
@@ -154,16 +164,26 @@ STOP_WORDS = frozenset(
     ]
 )
 
+
 # Dotted, underscored or camel-case names, starting at the beginning of a word.
 IDENTIFIER = re.compile(
     r"(?<![A-Za-z0-9_])(?:[A-Za-z_][A-Za-z0-9_]*(?:[.:_/][A-Za-z0-9_]+)+"
     r"|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*[a-z][A-Z][A-Za-z0-9]*)"
 )
+
+
 PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
 WORD = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+
+
 # Markdown link targets and apostrophes ("doesn't" -> "doesnt") are not words of their own.
 LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+
+
 APOSTROPHE = re.compile(r"(?<=[A-Za-z])['\u2019](?=[A-Za-z])")
+
 
 # Suffix -> replacement, the first that fits wins; the stem keeps at least three letters.
 SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))

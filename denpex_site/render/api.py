@@ -1,7 +1,7 @@
-"""The signature bundle: the one versioned document both matchers run on.
+"""The JSON API: /api/entries.json and the signature bundle /api/signatures.json.
 
-It holds the log normalisation rules and every compiled signature, in the order of the entries.
-The site publishes it as /api/signatures.json and the package ships a copy for the terminal.
+The bundle holds the log normalisation rules and every compiled signature, in the order of the
+entries: the one versioned document both matchers run on.
 """
 
 from __future__ import annotations
@@ -9,9 +9,34 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .logtext import ANSI, RANK_PREFIXES, TIMESTAMPS
-from .model import SCHEMA_VERSION
-from .site import EntryPage, Site
+from denpex_site.content.config import SiteConfig
+from denpex_site.content.model import SCHEMA_VERSION
+from denpex_site.matcher.bundle import BUNDLE_VERSION
+from denpex_site.matcher.normalise import ANSI, RANK_PREFIXES, TIMESTAMPS
+from denpex_site.site.model import EntryPage, Site
+
+
+def entry_data(page: EntryPage, config: SiteConfig) -> dict[str, Any]:
+    data = page.entry.model_dump(mode="json", exclude_none=True)
+    data["url"] = config.absolute(page.url)
+    data["has_repro"] = page.bundle.repro is not None
+    data["referenced_by"] = list(page.backlinks)
+    return data
+
+
+def entries_json(site: Site, config: SiteConfig) -> str:
+    """Every entry's structured data, one entry per line (each line is cached across rebuilds)."""
+    rows = []
+    for page in site.ordered():
+        key = ("api", tuple(page.backlinks))
+        if key not in page.cache:
+            page.cache[key] = json.dumps(entry_data(page, config), sort_keys=True, ensure_ascii=False)
+        rows.append(page.cache[key])
+    head = json.dumps(SCHEMA_VERSION)
+    return (
+        '{"entries": [\n' + ",\n".join(rows) + "\n],\n"
+        f'"schema_version": {head},\n"site": {json.dumps(config.base_url)}}}\n'
+    )
 
 
 def entry_signatures(page: EntryPage) -> list[dict[str, Any]]:
@@ -39,7 +64,7 @@ def entry_signatures(page: EntryPage) -> list[dict[str, Any]]:
 def _head(site: Site) -> dict[str, Any]:
     """Everything in the bundle but the signatures."""
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": BUNDLE_VERSION,
         "normalize": {
             "ansi": ANSI,
             "rank_prefixes": [{"name": n, "regex": r} for n, r in RANK_PREFIXES],

@@ -16,16 +16,28 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 SCHEMA_VERSION = 1
 
+
 KEBAB = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+
+
 KebabId = Annotated[str, StringConstraints(pattern=KEBAB, max_length=80)]
+
+
 Line = Annotated[str, StringConstraints(min_length=1, max_length=300, strip_whitespace=True)]
+
+
 PLAIN = r"^[^`]+$"
+
+
 PlainLine = Annotated[
     str, StringConstraints(min_length=1, max_length=300, strip_whitespace=True, pattern=PLAIN)
 ]
 """A line shown as plain text (browser tabs, feeds, search results, links): no Markdown backticks."""
+
+
 Text = Annotated[str, StringConstraints(min_length=1, strip_whitespace=True)]
 """Markdown: rendered with markdown-it-py, raw HTML disabled."""
+
 
 TODO_MARK = "TODO"
 

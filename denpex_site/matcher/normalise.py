@@ -11,6 +11,7 @@ import re
 ANSI = r"\x1b(?:\[[0-9;?]{0,64}[ -/]{0,8}[@-~]|\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|[@-Z\\-_])"
 """CSI colour and cursor codes, OSC titles and two-byte escapes."""
 
+
 RANK_PREFIXES: list[tuple[str, str]] = [
     ("torchrun", r"^\[(?:rank|default)([0-9]{1,6})\]:[ ]?"),
     ("tee", r"^\[([0-9]{1,6})\]:[ ]?"),
@@ -18,6 +19,7 @@ RANK_PREFIXES: list[tuple[str, str]] = [
     ("srun", r"^[ ]{0,5}([0-9]{1,6}):[ ]"),
 ]
 """Rank prefixes, tried in order; group 1 is the rank."""
+
 
 TIMESTAMPS: list[tuple[str, str]] = [
     ("glog", r"^\[?[IWEF]([0-9]{3,4})[ ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?)"),
@@ -37,7 +39,9 @@ glog and c10 print the month without a leading zero in some builds (``[E709 17:0
 journald and syslog print ``Nov 30 03:12:41``, ``dmesg -T`` prints ``[Mon Nov 30 03:12:41 2026]``.
 """
 
+
 MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec"
+
 
 _ANSI_RE = re.compile(ANSI)
 

@@ -13,8 +13,9 @@ import sys
 import threading
 from pathlib import Path
 
-from .builder import Builder, index_site
-from .errors import BuildFailed
+from denpex_site.build.builder import Builder
+from denpex_site.build.pagefind import index_site
+from denpex_site.errors import InvalidContent
 
 
 def _snapshot(root: Path) -> dict[Path, float]:
@@ -82,7 +83,7 @@ class Watcher:
                 took = self.builder.rebuild_entries(ids)
                 print(f"re-rendered {', '.join(sorted(ids))} in {took * 1000:.0f} ms", file=sys.stderr)
                 self.reindex()
-        except BuildFailed as exc:
+        except InvalidContent as exc:
             print(exc.problems.format(), file=sys.stderr)
             print(
                 f"build failed: {len(exc.problems)} problem(s); still serving the last good build",
@@ -96,7 +97,7 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, open_browser: b
     builder = Builder(root)
     try:
         builder.build()
-    except BuildFailed as exc:
+    except InvalidContent as exc:
         print(exc.problems.format(), file=sys.stderr)
         print("fix these problems; serving will start once the content is valid", file=sys.stderr)
         if not builder.out.exists():

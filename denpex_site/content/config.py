@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from .errors import Problems
-from .load import read_yaml, validate
-from .model import HttpsUrl, Line, Model
+from denpex_site.content.documents import read_yaml
+from denpex_site.content.model import HttpsUrl, Line, Model
+from denpex_site.content.validate import validate
+from denpex_site.errors import Problems
 
 
 class SiteConfig(Model):

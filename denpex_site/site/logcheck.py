@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .bundle import signature_bundle
-from .diagnose import Diagnosis, Engine
-from .errors import Problems
-from .load import read_log
-from .model import Role
-from .site import EntryPage, Site
+from denpex_site.content.load import read_log
+from denpex_site.content.model import Role
+from denpex_site.errors import Problems
+from denpex_site.matcher.diagnosis import Diagnosis
+from denpex_site.matcher.engine import Engine
+from denpex_site.render.api import signature_bundle
+from denpex_site.site.model import EntryPage, Site
 
 
 def _diagnose(engine: Engine, text: str, name: str) -> dict:

@@ -1,4 +1,4 @@
-"""The signature dialect: readable patterns compiled to one portable, backtracking-safe regex.
+r"""The signature dialect: readable patterns compiled to one portable, backtracking-safe regex.
 
 A pattern is literal text with placeholders::
 
@@ -13,8 +13,8 @@ A pattern is literal text with placeholders::
   most 1000. No backreferences, lookaround, anchors or nested quantifiers.
 
 The compiled source uses only explicit character classes, so it means the same in Python ``re``
-(compiled with ``re.ASCII``) and JavaScript ``RegExp`` (no flags): there is no ``\\s``, ``\\w``,
-``\\d`` or ``.`` whose meaning differs between the engines. Two quantified pieces may only stand
+(compiled with ``re.ASCII``) and JavaScript ``RegExp`` (no flags): there is no ``\s``, ``\w``,
+``\d`` or ``.`` whose meaning differs between the engines. Two quantified pieces may only stand
 side by side when no character can be taken by both, so matching time is linear in the line.
 """
 
@@ -31,10 +31,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 MAX_REPEAT = 1000
+
+
 MIN_LITERAL = 16
 """A pattern needs at least this many literal characters (spaces included), or it is too general."""
 
+
 WS = "[ \\t]"
+
+
 PLACEHOLDERS: dict[str, tuple[str, str, str]] = {
     # name: (character class, quantifier, what it matches)
     "int": ("[0-9]", "{1,20}", "a whole number, e.g. 42 (write a sign before it if one is printed)"),
@@ -47,7 +52,11 @@ PLACEHOLDERS: dict[str, tuple[str, str, str]] = {
     "any": ("[^\\n]", "{0,200}", "any text on the same line, up to 200 characters"),
     "text": ("[^\\n]", "{0,1000}", "any text on the same line, up to 1000 characters"),
 }
+
+
 _PH_RE = re.compile(r"\{([a-z]+)\}")
+
+
 _LITERAL_SPECIAL = set("\\^$.|?*+()[]{}")
 
 
@@ -346,6 +355,7 @@ def _check_adjacent(pieces: list[Piece]) -> None:
 
 _WS_CHARS = frozenset({9, 32})
 
+
 COMMON_WORDS = frozenset(
     w.lower()
     for w in (
@@ -470,7 +480,3 @@ def compile_pattern(pattern: str) -> Compiled:
     except re.error as exc:  # pragma: no cover - the emitter only produces valid regex
         raise PatternError(f"internal: emitted regex does not compile: {exc}") from exc
     return Compiled(pattern, regex, anchor, "".join(p.prefilter for p in pieces))
-
-
-def placeholder_help() -> list[tuple[str, str]]:
-    return [("{" + name + "}", desc) for name, (_, _, desc) in PLACEHOLDERS.items()]

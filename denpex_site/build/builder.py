@@ -1,7 +1,7 @@
 """Build orchestration: gather and check everything, then write the site atomically.
 
 A full build renders into a fresh temporary folder beside the output and swaps it in only when
-every page was written; any content problem raises :class:`BuildFailed` before anything is
+every page was written; any content problem raises :class:`InvalidContent` before anything is
 written, so the previous site stays intact. Pages are rendered on all cores when there are many.
 The :class:`Builder` keeps the last Site in memory so that ``serve`` can re-render only the pages
 an edited entry affects.
@@ -12,106 +12,38 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import json
 import multiprocessing
 import os
-import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from jinja2 import Environment
 
-from . import render
-from .bundle import signatures_json
-from .config import SiteConfig, load_config
-from .errors import BuildFailed, ContentError, Problems
-from .forked import can_fork
-from .load import Content, load_bundle, load_content
-from .logcheck import check_logs, healthy_logs
-from .markdown import pygments_css
-from .searchindex import search_json
-from .site import Deriver, Site, build_site
-
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-"""The repository this package lives in (its own content is what the package ships)."""
+from denpex_site.build.assets import Assets, Paths, collect_assets
+from denpex_site.build.output import write_file, write_page
+from denpex_site.build.pagefind import finish_index, start_index
+from denpex_site.content.config import SiteConfig, load_config
+from denpex_site.content.load import Content, load_content, load_entry_folder
+from denpex_site.errors import InvalidContent, Problem, Problems, TemplateError
+from denpex_site.forked import can_fork
+from denpex_site.render.api import entries_json, signatures_json
+from denpex_site.render.environment import make_env
+from denpex_site.render.feeds import atom_feed, opensearch, robots, sitemap
+from denpex_site.render.pages import Page, all_pages, entry_page, render_page
+from denpex_site.render.searchindex import search_json
+from denpex_site.site.derive import Deriver
+from denpex_site.site.link import build_site
+from denpex_site.site.logcheck import check_logs, healthy_logs
+from denpex_site.site.model import Site
 
 PARALLEL_THRESHOLD = 150
 """Below this many pages, forking workers costs more than it saves."""
-
-
-@dataclass
-class Paths:
-    root: Path
-
-    @property
-    def content(self) -> Path:
-        return self.root / "content"
-
-    @property
-    def templates(self) -> Path:
-        return self.root / "templates"
-
-    @property
-    def static(self) -> Path:
-        return self.root / "static"
-
-
-@dataclass
-class Assets:
-    """Static files renamed with a content hash: logical name -> (output path, bytes)."""
-
-    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
-
-    def url(self, name: str) -> str:
-        return "/" + self.files[name][0]
-
-
-_JS_IMPORT = re.compile(r"""(["'])\./([A-Za-z0-9_.-]+\.js)\1""")
-
-
-def collect_assets(static: Path) -> Assets:
-    """Fingerprint every file under static/; JS imports of ./x.js are rewritten to hashed names."""
-    raw: dict[str, bytes] = {}
-    for path in sorted(p for p in static.rglob("*") if p.is_file()):
-        raw[path.relative_to(static).as_posix()] = path.read_bytes()
-    if "css/site.css" in raw:
-        raw["css/site.css"] += b"\n/* code highlighting */\n" + pygments_css().encode()
-    assets = Assets()
-
-    def add(name: str, stack: tuple[str, ...] = ()) -> str:
-        if name in assets.files:
-            return assets.files[name][0]
-        if name in stack:
-            raise ValueError(f"circular import between static files: {' -> '.join((*stack, name))}")
-        data = raw[name]
-        if name.endswith(".js"):
-            folder = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
-
-            def rewrite(m: re.Match[str]) -> str:
-                target = folder + m.group(2)
-                if target not in raw:
-                    return m.group(0)
-                hashed = add(target, (*stack, name))
-                return f"{m.group(1)}./{hashed.rsplit('/', 1)[-1]}{m.group(1)}"
-
-            data = _JS_IMPORT.sub(rewrite, data.decode()).encode()
-        digest = hashlib.sha256(data).hexdigest()[:10]
-        stem, dot, ext = name.rpartition(".")
-        out = f"assets/{stem}.{digest}.{ext}" if dot else f"assets/{name}.{digest}"
-        assets.files[name] = (out, data)
-        return out
-
-    for name in raw:
-        add(name)
-    return assets
 
 
 @contextlib.contextmanager
@@ -146,7 +78,7 @@ def link(paths: Paths, problems: Problems, jobs: int) -> tuple[SiteConfig | None
         deriver.close()
 
 
-def checked_logs(site: Site, root: Path) -> list[ContentError]:
+def checked_logs(site: Site, root: Path) -> list[Problem]:
     """The problems the example logs and the healthy logs show."""
     problems = Problems(root)
     check_logs(site, problems, healthy_logs(root))
@@ -155,19 +87,20 @@ def checked_logs(site: Site, root: Path) -> list[ContentError]:
 
 @cycle_collection_paused()
 def gather(paths: Paths, jobs: int | None = None) -> tuple[SiteConfig, Content, Site]:
-    """Load, validate and link everything; raise BuildFailed listing every problem."""
+    """Load, validate and link everything; raise InvalidContent listing every problem."""
     problems = Problems(paths.root)
     config, content, site = link(paths, problems, jobs or os.cpu_count() or 1)
     problems.items += checked_logs(site, paths.root)
     if problems or config is None:
-        raise BuildFailed(problems)
+        raise InvalidContent(problems)
     return config, content, site
 
 
 T = TypeVar("T")
 
+
 # Worker state for forked rendering: set before the pool starts, inherited by the children.
-_WORK: tuple[Environment, list[render.Page], Path, Callable[[], Any] | None] | None = None
+_WORK: tuple[Environment, list[Page], Path, Callable[[], Any] | None] | None = None
 
 
 def _render_range(bounds: tuple[int, int]) -> int:
@@ -183,30 +116,12 @@ def _run_beside() -> Any:
     return _WORK[3]()
 
 
-def write_file(path: Path, data: bytes | str, *, atomic: bool = True) -> None:
-    """Write through a temporary name and rename, so a reader never sees half a file. In a folder
-    nobody reads yet (a full build's), ``atomic=False`` writes in place and saves the rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode() if isinstance(data, str) else data
-    if not atomic:
-        path.write_bytes(raw)
-        return
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
-    tmp.write_bytes(raw)
-    os.replace(tmp, path)
-
-
-def write_page(env: Environment, page: render.Page, out: Path, *, atomic: bool = True) -> None:
-    html = env.get_template(page.template).render(**page.context, page_url=page.url)
-    write_file(out / page.path, html, atomic=atomic)
-
-
 def render_all(
     env: Environment,
-    page_list: list[render.Page],
+    page_list: list[Page],
     out: Path,
     jobs: int,
-    then: Sequence[render.Page] = (),
+    then: Sequence[Page] = (),
     between: Callable[[], object] | None = None,
     beside: Callable[[], T] | None = None,
 ) -> T | None:
@@ -265,7 +180,7 @@ class Builder:
 
     def _environment(self, config: SiteConfig) -> tuple[Assets, Environment]:
         assets = collect_assets(self.paths.static)
-        env = render.make_env(self.paths.templates, config, assets.url)
+        env = make_env(self.paths.templates, config, assets.url)
         return assets, env
 
     @cycle_collection_paused()
@@ -275,7 +190,7 @@ class Builder:
         config, content, site = link(self.paths, problems, self.jobs)
         if problems or config is None:
             problems.items += checked_logs(site, self.paths.root)
-            raise BuildFailed(problems)
+            raise InvalidContent(problems)
         indexing: list[subprocess.Popen[str]] = []
         tmp: Path | None = None
         try:
@@ -285,7 +200,7 @@ class Builder:
             tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
             for path, data in assets.files.values():
                 write_file(tmp / path, data)
-            page_list = render.pages(site)
+            page_list = all_pages(site)
             entry_pages = [p for p in page_list if p.template == "entry.html"]
             other_pages = [p for p in page_list if p.template != "entry.html"]
 
@@ -310,7 +225,7 @@ class Builder:
                 or []
             )
             if problems:
-                raise BuildFailed(problems)
+                raise InvalidContent(problems)
             for proc in indexing:
                 finish_index(proc)
             self._swap(tmp)
@@ -325,24 +240,18 @@ class Builder:
         return site
 
     def _write_entry_data(self, out: Path, config: SiteConfig, site: Site) -> None:
-        """The API documents built from every entry, and the bundle the package ships."""
-        write_file(out / "api/entries.json", render.entries_json(site, config))
+        """The API documents built from every entry (the terminal matcher reads this signature bundle)."""
+        write_file(out / "api/entries.json", entries_json(site, config))
         write_file(out / "api/search.json", search_json(site))
-        bundle = signatures_json(site)
-        write_file(out / "api/signatures.json", bundle)
-        if self.paths.root == PACKAGE_ROOT:
-            # The terminal matcher reads the bundle installed with the package: keep it current.
-            packaged = PACKAGE_ROOT / "denpex_site" / "data" / "signatures.json"
-            if not packaged.is_file() or packaged.read_text(encoding="utf-8") != bundle:
-                write_file(packaged, bundle)
+        write_file(out / "api/signatures.json", signatures_json(site))
 
-    def _write_data(self, out: Path, config: SiteConfig, site: Site, page_list: list[render.Page]) -> None:
+    def _write_data(self, out: Path, config: SiteConfig, site: Site, page_list: list[Page]) -> None:
         self._write_entry_data(out, config, site)
         urls = [p.url for p in page_list if p.path != "404.html"]
-        write_file(out / "sitemap.xml", render.sitemap(urls, config))
-        write_file(out / "robots.txt", render.robots(config))
-        write_file(out / "opensearch.xml", render.opensearch(config))
-        write_file(out / "feed.xml", render.atom_feed(site, config))
+        write_file(out / "sitemap.xml", sitemap(urls, config))
+        write_file(out / "robots.txt", robots(config))
+        write_file(out / "opensearch.xml", opensearch(config))
+        write_file(out / "feed.xml", atom_feed(site, config))
 
     def _swap(self, tmp: Path) -> None:
         os.chmod(tmp, 0o755)
@@ -385,11 +294,11 @@ class Builder:
             if not folder.is_dir() or eid not in bundles:
                 self.build()
                 return time.perf_counter() - start
-            bundle = load_bundle(folder, problems)
+            bundle = load_entry_folder(folder, problems)
             if bundle is not None:
                 bundles[eid] = bundle
         if problems:
-            raise BuildFailed(problems)
+            raise InvalidContent(problems)
         content = Content(
             self.content.root,
             self.content.categories,
@@ -402,7 +311,7 @@ class Builder:
         assert old is not None
         site = build_site(content, problems, previous=old, jobs=self.jobs)
         if problems:
-            raise BuildFailed(problems)
+            raise InvalidContent(problems)
         shown = {eid for eid in ids if old.pages[eid].summary() != site.pages[eid].summary()}
         entry_pages = set(ids)
         for eid in shown:  # pages that show this entry's title
@@ -414,12 +323,12 @@ class Builder:
         if not shown:
             # Nothing that other pages show has changed: only entry pages and the entry data.
             for eid in sorted(entry_pages):
-                write_page(self.env, render.entry_page(site.pages[eid]), self.out)
+                write_page(self.env, entry_page(site.pages[eid]), self.out)
             self.content, self.site = content, site
             self._stale_data = True  # the API documents: rewritten by flush_data()
             return time.perf_counter() - start
-        old_paths = {p.path for p in render.pages(old)}
-        page_list = render.pages(site)
+        old_paths = {p.path for p in all_pages(old)}
+        page_list = all_pages(site)
         for page in page_list:
             subject = page.context.get("page")
             if subject is not None:
@@ -434,47 +343,42 @@ class Builder:
         return time.perf_counter() - start
 
 
-def pagefind_command(site: Path) -> list[str]:
-    """The command that indexes the entry pages of ``site`` into ``site/pagefind``: Pagefind's binary
-    itself when pagefind[bin] is installed (no Python start).
-
-    Only entry pages carry ``data-pagefind-body``, so only they are handed to Pagefind: parsing the
-    other pages would find nothing to index.
-    """
-    try:
-        from pagefind_bin import get_executable
-    except ImportError:
-        program = [sys.executable, "-m", "pagefind"]
-    else:
-        program = [str(get_executable())]
-    return [*program, "--site", str(site), "--glob", "failures/*/index.html", "--quiet"]
-
-
-def start_index(out: Path) -> subprocess.Popen[str]:
-    """Start building the Pagefind full-text index of ``out`` into ``out/pagefind``."""
-    return subprocess.Popen(
-        pagefind_command(out), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-
-
-def finish_index(proc: subprocess.Popen[str]) -> None:
-    output, _ = proc.communicate()
-    if proc.returncode != 0:
-        raise RuntimeError(f"pagefind failed:\n{output}")
-
-
-def index_site(out: Path) -> None:
-    """Build the Pagefind index of ``out`` and wait for it."""
-    finish_index(start_index(out))
-
-
 def check(root: Path) -> Problems:
-    """Validate everything without writing; returns the problems (empty when all is well)."""
+    """Validate everything without writing: content, references, signatures, example logs, and
+    every page rendered in memory (so a template error is reported too). Returns every problem."""
+    paths = Paths(root.resolve())
+    problems = Problems(paths.root)
+    with cycle_collection_paused():
+        config, content, site = link(paths, problems, os.cpu_count() or 1)
+        problems.items += checked_logs(site, paths.root)
+        if config is not None:
+            broken = {Path(p.path).parent.name for p in problems.items} | set(content.broken)
+            problems.items += template_problems(paths, config, site, broken)
+    return problems
+
+
+def template_problems(paths: Paths, config: SiteConfig, site: Site, broken: set[str]) -> list[Problem]:
+    """Render every page in memory; each distinct template error once, at its template and line.
+
+    Pages that show an entry with problems of its own are left out: what they would fail on is
+    that entry's problem, already reported, not the template's."""
     try:
-        gather(Paths(root.resolve()))
-    except BuildFailed as exc:
-        return exc.problems
-    return Problems(root)
+        env = make_env(paths.templates, config, collect_assets(paths.static).url)
+        env.globals["site"] = site
+        found: dict[tuple[str, int, str], None] = {}
+        for page in all_pages(site):
+            if page.entries & broken:
+                continue
+            try:
+                render_page(env, page)
+            except TemplateError as exc:
+                found.setdefault((exc.template, exc.line, exc.message.split(" (while rendering")[0]), None)
+    except TemplateError as exc:
+        found = {(exc.template, exc.line, exc.message): None}
+    problems = Problems(paths.root)
+    for template, line, message in found:
+        problems.add(paths.templates / template, line, 1, "template", message)
+    return problems.items
 
 
 def manifest(out: Path) -> dict[str, str]:
@@ -484,7 +388,3 @@ def manifest(out: Path) -> dict[str, str]:
         for p in sorted(out.rglob("*"))
         if p.is_file()
     }
-
-
-def dump_manifest(out: Path) -> str:
-    return json.dumps(manifest(out), indent=1, sort_keys=True)

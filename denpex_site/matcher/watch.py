@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .diagnose import CHUNK, Diagnosis, Engine
+from denpex_site.matcher.diagnosis import CHUNK, Diagnosis
+from denpex_site.matcher.engine import Engine
 
 
 def watch(

@@ -1,10 +1,8 @@
 """The log matcher for terminals and CI: the same algorithm as static/js/matcher.js.
 
 Both read the signature bundle (``/api/signatures.json``) and produce the same JSON. A log is read
-in chunks of bytes, never whole. One byte-level scan with every signature's prefilter (RE2 when
-google-re2 is installed, else the standard library) finds the few candidate lines; only those are
-decoded, cleaned (ANSI codes, carriage-return rewrites) and checked against each signature with
-the exact regex, which means the same in Python and JavaScript.
+in chunks of bytes, never whole, and only candidate lines found by the :class:`Engine` scan are
+decoded and matched.
 
 Diagnosis: every hit becomes evidence (file, line, rank, time, text). Hits are grouped into one
 finding per entry; a finding's role is the strongest role among its signatures (root-cause, then
@@ -15,73 +13,50 @@ traceback also records the line where that traceback began.
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
-from .logtext import MONTHS, clean_line
-from .signatures import compile_regex
+from denpex_site.matcher.bundle import BUNDLE_VERSION, rank_from_file_name
+from denpex_site.matcher.engine import MAX_LINE, TRACEBACK, Engine, Rule
 
-try:  # RE2 scans bytes in linear time, many times faster than `re` for one big alternation.
-    import re2  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - exercised where google-re2 is missing
-    re2 = None
-
-SCHEMA_VERSION = 1
 CHUNK = 32 * 1024 * 1024
-MAX_LINE = 65536
-"""Characters of a line that are looked at; the rest of a longer line is ignored."""
+
+
 MAX_CARRY = 4 * MAX_LINE
 """Bytes of an unfinished line kept while reading; a longer line is cut there and skipped."""
+
+
 MAX_TEXT = 2000
+
+
 EVIDENCE_CAP = 20
+
+
 BINARY_SAMPLE = 8192
+
+
 WRAP_SAMPLE = 1 << 20
+
+
 WRAP_LINES = 4000
 """Wrapping is detected on the first lines (at most this many) of the first MiB of a file."""
-TRACEBACK = "Traceback (most recent call last):"
+
+
 TRACEBACK_BYTES = TRACEBACK.encode()
+
+
 SMALL = 1 << 20
 """Chunks up to this size are scanned line by line with the signature set."""
+
+
 TRACEBACK_REACH = 400
 """A hit at most this many lines after a traceback start is attributed to that traceback."""
+
+
 ROLE_ORDER = {"root-cause": 0, "warning": 1, "collateral": 2}
-_RANK_IN_NAME = re.compile(
-    r"(?:^|[^A-Za-z])(?:rank|worker|proc|process)[-_.]?([0-9]{1,6})(?:\.[A-Za-z0-9]+)*$", re.I
-)
-
-
-def rank_from_file_name(name: str) -> int | None:
-    """The rank of a per-rank file such as ``rank3.log``, ``train-rank3.log`` or ``worker_3.out``, else None.
-
-    The rank must end the name (before its extensions), so ``rank2-notes.log`` names no rank.
-    """
-    m = _RANK_IN_NAME.search(Path(name).name)
-    return int(m.group(1)) if m else None
-
-
-def load_bundle(path: Path | None = None) -> dict[str, Any]:
-    """The signature bundle: from ``path``, else the copy installed with the package."""
-    if path is not None:
-        return json.loads(path.read_text(encoding="utf-8"))
-    data = resources.files("denpex_site").joinpath("data/signatures.json").read_text(encoding="utf-8")
-    return json.loads(data)
-
-
-@dataclass
-class Rule:
-    entry: str
-    index: int
-    role: str
-    weight: float
-    anchor: str
-    regex: re.Pattern[str]
 
 
 Key = tuple[dict[str, Any], int]
@@ -96,92 +71,6 @@ class Finding:
     count: int = 0
     first: Key | None = None
     first_root: Key | None = None
-
-
-def _re2_options() -> Any:
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1
-    options.max_mem = 512 << 20
-    return options
-
-
-class Engine:
-    """Compiled signatures and normalisation rules, reusable across many logs."""
-
-    def __init__(self, bundle: dict[str, Any]) -> None:
-        if bundle.get("schema_version") != SCHEMA_VERSION:
-            raise ValueError(f"unsupported signature bundle version {bundle.get('schema_version')!r}")
-        self.entries: dict[str, dict[str, Any]] = bundle["entries"]
-        norm = bundle["normalize"]
-        self.ansi_bytes = re.compile(norm["ansi"].encode())
-        self.prefixes = [re.compile(p["regex"], re.ASCII) for p in norm["rank_prefixes"]]
-        self.stamps = [re.compile(t["regex"], re.ASCII) for t in norm["timestamps"]]
-        self.rules = [
-            Rule(
-                s["entry"],
-                s["index"],
-                s["role"],
-                float(s["weight"]),
-                s["anchor"],
-                compile_regex(s["regex"]),
-            )
-            for s in bundle["signatures"]
-        ]
-        self.prefilters = [s["prefilter"] for s in bundle["signatures"]]
-        self.rule_set = None
-        if re2 is not None:
-            # Which signatures a candidate line may match, found in one pass over the line.
-            self.rule_set = re2.Set.SearchSet(_re2_options())
-            for prefilter in self.prefilters:
-                self.rule_set.Add(prefilter.encode())
-            self.rule_set.Compile()
-
-    @functools.cached_property
-    def scan_re(self) -> Any:
-        """One regex for every signature's prefilter and the traceback header: a search over a big
-        chunk stops only at candidate lines. Compiled when a chunk first needs it (the checks of a
-        build only read small logs, which ask ``rule_set`` line by line)."""
-        combined = "|".join(f"(?:{a})" for a in [*self.prefilters, re.escape(TRACEBACK)]).encode()
-        return re2.compile(combined, _re2_options()) if re2 is not None else re.compile(combined)
-
-    def candidates(self, line: str) -> list[Rule]:
-        """The rules worth checking on a cleaned line, in bundle order."""
-        if self.rule_set is None:
-            return self.rules
-        hits = self.rule_set.Match(line.encode("utf-8", "surrogatepass"))
-        return [self.rules[i] for i in sorted(hits)] if hits else []
-
-    # -- one line -------------------------------------------------------------------------------
-
-    def clean(self, line: str) -> str:
-        """The first MAX_LINE characters of a line, cleaned as every check sees lines."""
-        return clean_line(line[:MAX_LINE])
-
-    def prefix(self, line: str) -> tuple[int | None, str]:
-        for rx in self.prefixes:
-            m = rx.match(line)
-            if m:
-                return int(m.group(1)), line[m.end() :]
-        return None, line
-
-    def stamp(self, rest: str) -> str | None:
-        for rx in self.stamps:
-            m = rx.match(rest)
-            if m:
-                return normalise_time(m.group(1), m.group(2))
-        return None
-
-
-def normalise_time(date: str, clock: str) -> str:
-    """A sortable 'MMDD HH:MM:SS.ffffff' from a glog 'MMDD', an ISO 'YYYY-MM-DD' or a syslog 'Nov 30' date."""
-    if "-" in date:
-        mmdd = date[5:7] + date[8:10]
-    elif date[:1].isalpha():
-        mmdd = f"{MONTHS.index(date[:3]) // 3 + 1:02d}{date[3:].strip().zfill(2)}"
-    else:
-        mmdd = date.zfill(4)
-    hms, _, frac = clock.replace(",", ".").partition(".")
-    return f"{mmdd} {hms}.{(frac + '000000')[:6]}"
 
 
 _CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 27))
@@ -475,7 +364,7 @@ class Diagnosis:
                 "time": ev["time"],
             }
         return {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": BUNDLE_VERSION,
             "files": self.files,
             "lines": self.lines,
             "findings": findings,
@@ -519,10 +408,3 @@ class _BytesReader:
         target[: len(out)] = out
         self.pos += len(out)
         return len(out)
-
-
-def diagnose_paths(paths: Iterable[Path], bundle: dict[str, Any] | None = None) -> dict[str, Any]:
-    diagnosis = Diagnosis(Engine(bundle or load_bundle()))
-    for path in paths:
-        diagnosis.add_file(path)
-    return diagnosis.result()

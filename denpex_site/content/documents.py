@@ -1,27 +1,25 @@
-"""Read content/ into validated models, remembering where every value stands in its YAML file.
+"""YAML documents with positions: every value's line and column, kept beside the plain data.
 
 YAML is composed into nodes first, so each value's line and column is known; pydantic's error
-locations are then mapped back to those marks. Every problem in every file is collected.
+locations are later mapped back to those marks (:mod:`denpex_site.content.validate`).
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
 
-from .errors import Problems
-from .model import KEBAB, PLAIN, TODO_MARK, Category, CategoryFile, Entry, System, SystemFile
+from denpex_site.content.model import TODO_MARK
+from denpex_site.errors import Problems
 
 try:
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - libyaml missing
     _Loader = yaml.SafeLoader
+
 
 Loc = tuple[str | int, ...]
 
@@ -54,6 +52,8 @@ class Document:
 
 
 _STR = "tag:yaml.org,2002:str"
+
+
 _MERGE = "tag:yaml.org,2002:merge"
 
 
@@ -179,164 +179,3 @@ def dotted(loc: Loc) -> str:
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(document)"
-
-
-def _fields_of(model: type[BaseModel], loc: Loc) -> list[str]:
-    """The field names allowed at ``loc`` inside ``model`` (for did-you-mean hints)."""
-    current: Any = model
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        info = getattr(current, "model_fields", {}).get(part)
-        if info is None:
-            return []
-        current = _inner_model(info.annotation)
-        if current is None:
-            return []
-    return list(getattr(current, "model_fields", {}))
-
-
-def _inner_model(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def validate(doc: Document, model: type[BaseModel], problems: Problems) -> Any | None:
-    """Validate a document against a model, reporting every error at its YAML position."""
-    try:
-        return model.model_validate(doc.data)
-    except ValidationError as exc:
-        for err in exc.errors(include_url=False):
-            loc: Loc = tuple(err["loc"])
-            kind = err["type"]
-            if kind == "extra_forbidden":
-                line, col = doc.lines.at(loc, key=True)
-                name = str(loc[-1])
-                allowed = _fields_of(model, loc[:-1])
-                hint = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
-                message = f"unknown field '{name}'" + (f" (did you mean '{hint[0]}'?)" if hint else "")
-            elif kind == "missing":
-                line, col = doc.lines.at(loc[:-1])
-                message = f"required field '{loc[-1]}' is missing"
-            else:
-                line, col = doc.lines.at(loc)
-                message = err["msg"]
-                if kind == "string_pattern_mismatch":
-                    wanted = (err.get("ctx") or {}).get("pattern")
-                    if wanted == KEBAB:
-                        message = "must be kebab-case: lowercase letters and digits joined by '-'"
-                    elif wanted == PLAIN:
-                        message = (
-                            "must be plain text: backticks would show literally in tabs, feeds and links"
-                        )
-                    message = f"{message} (got {err['input']!r})"
-            problems.add(doc.path, line, col, dotted(loc), message)
-        return None
-
-
-@dataclass
-class Bundle:
-    """One failure folder: the validated entry, where its fields stand, and its files."""
-
-    folder: Path
-    entry: Entry
-    lines: LineMap
-    logs: dict[str, str]
-    repro: str | None
-
-    @property
-    def path(self) -> Path:
-        return self.folder / "entry.yaml"
-
-
-@dataclass
-class Content:
-    root: Path
-    categories: list[Category]
-    systems: list[System]
-    bundles: list[Bundle]
-    category_lines: LineMap | None = None
-    system_lines: LineMap | None = None
-    broken: frozenset[str] = frozenset()
-    """Folders whose entry failed to load: links to them are not reported a second time."""
-
-
-def read_log(path: Path) -> str:
-    return path.read_bytes().decode("utf-8", errors="replace")
-
-
-def load_bundle(folder: Path, problems: Problems) -> Bundle | None:
-    path = folder / "entry.yaml"
-    if not path.is_file():
-        problems.add(path, 1, 1, "file", "every folder under content/failures/ needs an entry.yaml")
-        return None
-    doc = read_yaml(path, problems)
-    if doc is None:
-        return None
-    todos = doc.todos
-    for loc in todos:
-        line, col = doc.lines.at(loc)
-        problems.add(
-            path, line, col, dotted(loc), f"still contains the {TODO_MARK} marker: write the real text"
-        )
-    entry = validate(doc, Entry, problems)
-    if entry is None or todos:
-        return None
-    logs: dict[str, str] = {}
-    logs_dir = folder / "logs"
-    if logs_dir.is_dir():
-        for log in sorted(logs_dir.glob("*.log")):
-            logs[f"logs/{log.name}"] = read_log(log)
-    repro = folder / "repro.py"
-    return Bundle(
-        folder, entry, doc.lines, logs, repro.read_text(encoding="utf-8") if repro.is_file() else None
-    )
-
-
-def load_taxonomy(path: Path, model: type[BaseModel], problems: Problems) -> tuple[Any, LineMap | None]:
-    if not path.is_file():
-        problems.add(path, 1, 1, "file", "missing taxonomy file")
-        return None, None
-    doc = read_yaml(path, problems)
-    if doc is None:
-        return None, None
-    return validate(doc, model, problems), doc.lines
-
-
-def load_content(
-    root: Path,
-    problems: Problems,
-    only: set[str] | None = None,
-    on_bundle: Callable[[Bundle], None] | None = None,
-) -> Content:
-    """Load every entry bundle and taxonomy under ``root`` (the content/ folder); ``on_bundle`` is
-    called with each bundle as soon as it is loaded."""
-    cats, cat_lines = load_taxonomy(root / "categories.yaml", CategoryFile, problems)
-    syss, sys_lines = load_taxonomy(root / "systems.yaml", SystemFile, problems)
-    bundles = []
-    broken = set()
-    failures = root / "failures"
-    for folder in sorted(p for p in failures.iterdir() if p.is_dir()) if failures.is_dir() else []:
-        if only is not None and folder.name not in only:
-            continue
-        bundle = load_bundle(folder, problems)
-        if bundle is not None:
-            bundles.append(bundle)
-            if on_bundle is not None:
-                on_bundle(bundle)
-        else:
-            broken.add(folder.name)
-    return Content(
-        root=root,
-        categories=list(cats.categories) if cats else [],
-        systems=list(syss.systems) if syss else [],
-        bundles=bundles,
-        category_lines=cat_lines,
-        system_lines=sys_lines,
-        broken=frozenset(broken),
-    )
