@@ -54,8 +54,6 @@ def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -
         json_ld=lambda page: json_ld(page, config),
         example_log=example_log,
     )
-    env.filters["md"] = lambda text: Markup(markdown.render(text).html)
-    env.filters["inline_md"] = lambda text: Markup(markdown.inline(text))
     env.filters["highlight"] = lambda code, lang="text": Markup(markdown.highlight(code, lang))
     env.filters["code_spans"] = code_spans
     env.filters["tojson_compact"] = lambda value: Markup(

@@ -191,10 +191,6 @@ def render(text: str, inline: bool = False) -> Rendered:
     return Rendered(html, tuple(links), tuple(anchors))
 
 
-def inline(text: str) -> str:
-    return render(text, inline=True).html
-
-
 def pygments_css() -> str:
     """Token colours for light and dark schemes, scoped to code blocks."""
 
