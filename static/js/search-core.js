@@ -147,13 +147,15 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   const symptom = (id) => markTerms(index.docs[index.number.get(id)].symptom, wanted, index.stop);
   const row = (id, excerpt) => result(compiled, id, excerpt || symptom(id));
   if (onSignatures && ranked.length) onSignatures([...out, ...ranked.map((r) => row(r.doc.id))]);
-  // Pagefind's excerpts for the pages that hold every word (Pagefind filters by category and
-  // severity; a page has one value of each).
-  const { system, ...single } = filters;
+  // Pagefind's excerpts for the pages that hold every word. The index carries no filters (Pagefind
+  // writes filter values in a different order on every run, so the build would not be
+  // reproducible): with filters chosen, more pages are read and those the filters drop are left out.
+  const filtered = Object.values(filters).some(Boolean);
   const words = fullTextQuery(q);
-  const found = pagefind && words ? await pagefind.search(words, { filters: single }) : { results: [] };
+  const found = pagefind && words ? await pagefind.search(words) : { results: [] };
   if (stale()) return out;
-  const pages = await Promise.all(found.results.slice(0, limit).map((r) => r.data()));
+  const read = await Promise.all(found.results.slice(0, filtered ? limit * 4 : limit).map((r) => r.data()));
+  const pages = read.filter((d) => keep(idOf(d.url))).slice(0, limit);
   const excerpts = new Map(pages.map((d) => [idOf(d.url), d.excerpt]));
   for (const r of ranked) out.push(row(r.doc.id, excerpts.get(r.doc.id)));
   // Pages Pagefind finds that hold no ranked word (a word in no ranked field) come last.
