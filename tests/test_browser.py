@@ -62,6 +62,9 @@ def page(browser: object, site: tuple[str, Path]) -> Iterator[tuple[object, Watc
     context.close()
 
 
+OOM_LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+
+
 def first_entry(out: Path) -> str:
     return sorted(p.parent.name for p in (out / "failures").glob("*/index.html"))[0]
 
@@ -178,6 +181,35 @@ def test_diagnose_files_and_nothing_known(page: tuple[object, Watch, str], tmp_p
     assert p.locator("#diagnosis-empty").is_visible()
     assert "binary" in p.locator("#diagnosis-notes").inner_text()
     watch.assert_clean()
+
+
+def test_diagnose_says_so_when_the_worker_cannot_load(page: tuple[object, Watch, str]) -> None:
+    """A worker script that fails to load must not leave "Reading..." on screen forever."""
+    p, _watch, base = page
+    p.route("**/diagnose-worker.*.js", lambda route: route.fulfill(status=404, body="missing"))
+    p.goto(base + "/diagnose/")
+    p.fill("#log-text", OOM_LINE)
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=error]", state="attached", timeout=15_000)
+    status = p.locator("#diagnose-status")
+    assert status.is_visible() and "could not start" in status.inner_text()
+
+
+@pytest.mark.parametrize("where", ["page", "header"])
+def test_search_shows_an_error_when_its_index_cannot_load(
+    page: tuple[object, Watch, str], where: str
+) -> None:
+    p, _watch, base = page
+    p.route("**/api/search.json", lambda route: route.fulfill(status=500, body="oops"))
+    if where == "page":
+        p.goto(base + "/search/?q=unused+parameters")
+        p.wait_for_function("document.getElementById('search-count').textContent.includes('unavailable')")
+        assert "HTTP 500" in p.locator("#search-count").inner_text()
+    else:
+        p.goto(base + "/")
+        p.fill("#site-search", "unused parameters")
+        p.wait_for_selector("[data-state=error]", timeout=15_000)
+        assert "unavailable" in p.locator("[data-state=error]").inner_text()
 
 
 def test_search_page_reads_query(page: tuple[object, Watch, str]) -> None:

@@ -39,8 +39,21 @@ function setState(state) {
   results.dataset.state = state;
 }
 
+/** The analysis stopped on an error: say so where the progress was, and allow a new try. */
+function fail(message) {
+  status.textContent = `The analysis failed: ${message}`;
+  setState("error");
+  cancel.disabled = true;
+}
+
 function newWorker() {
   const w = new Worker(new URL("./diagnose-worker.js", import.meta.url), { type: "module" });
+  // A worker whose script cannot load or throws outside a message handler reports here only.
+  w.onerror = (event) => {
+    event.preventDefault();
+    fail(`the matcher could not start (${event.message || "its script did not load"}). Reload the page to try again.`);
+    worker = null;
+  };
   w.postMessage({ type: "load", bundleUrl: "/api/signatures.json" });
   return w;
 }
@@ -66,9 +79,7 @@ function start(payload) {
     } else if (data.type === "done") {
       finish(data.result);
     } else if (data.type === "error") {
-      status.textContent = `The analysis failed: ${data.message}`;
-      setState("error");
-      cancel.disabled = true;
+      fail(data.message);
     }
   };
   worker.postMessage({ type: "run", ...payload });

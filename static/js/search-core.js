@@ -14,19 +14,23 @@ let loaded = null;
 const loose = (s) =>
   s.toLowerCase().replace(/\{[a-z]+\}/g, "0").replace(/[0-9]+(?:\.[0-9]+)?/g, "0").replace(/\s+/g, " ").trim();
 
-/** Load the signature bundle, the word index and Pagefind (once). */
+/** The JSON document at ``url``; a failed request is an error that names it. */
+async function getJson(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} could not be loaded (HTTP ${response.status})`);
+  return response.json();
+}
+
+/** Load the signature bundle, the word index and Pagefind (once; again after a failure). */
 export function load() {
   ready ??= Promise.all([
-    fetch("/api/signatures.json")
-      .then((r) => r.json())
+    getJson("/api/signatures.json")
       .then(compileBundle)
       .then((compiled) => {
         for (const rule of compiled.rules) rule.loose = loose(rule.pattern);
         return compiled;
       }),
-    fetch("/api/search.json")
-      .then((r) => r.json())
-      .then(prepareIndex),
+    getJson("/api/search.json").then(prepareIndex),
     // Without Pagefind (a build with --no-index) results come without excerpts.
     import("/pagefind/pagefind.js")
       .then(async (pf) => {
@@ -34,7 +38,13 @@ export function load() {
         return pf;
       })
       .catch(() => null),
-  ]).then(([compiled, index, pagefind]) => (loaded = { compiled, index, pagefind }));
+  ]).then(
+    ([compiled, index, pagefind]) => (loaded = { compiled, index, pagefind }),
+    (error) => {
+      ready = null;
+      throw error;
+    },
+  );
   return ready;
 }
 
