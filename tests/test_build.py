@@ -19,6 +19,7 @@ from denpex_site.build.pagefind import index_site
 from denpex_site.content.model import SCHEMA_VERSION
 from denpex_site.errors import InvalidContent
 from denpex_site.matcher.dialect import compile_pattern
+from denpex_site.site.model import Site
 
 from .conftest import REPO
 from .htmlcheck import check_html
@@ -253,11 +254,10 @@ def test_incremental_rebuild_keeps_groups_and_backlinks_right(tmp_path: Path) ->
     assert full.by_tag["extra-tag"] == [target]
 
 
-def test_real_content_builds_soundly(tmp_path: Path) -> None:
+def test_real_content_builds_soundly(real_site: Path, real_content: Site) -> None:
     if not any((REPO / "content/failures").iterdir()):
         pytest.fail("content/failures/ holds no entry")
-    out = tmp_path / "site"
-    site = Builder(REPO, out).build()
+    out, site = real_site, real_content
     assert_site_sound(out)
     assert len(site.pages) >= 4
     for page in site.pages.values():
@@ -268,10 +268,9 @@ def test_real_content_builds_soundly(tmp_path: Path) -> None:
             ) in html
 
 
-def test_real_content_is_deterministic(tmp_path: Path) -> None:
-    Builder(REPO, tmp_path / "a").build()
-    Builder(REPO, tmp_path / "b").build()
-    assert ours(tmp_path / "a") == ours(tmp_path / "b")
+def test_real_content_is_deterministic(real_site: Path, tmp_path: Path) -> None:
+    Builder(REPO, tmp_path / "again", jobs=1).build()
+    assert ours(tmp_path / "again") == ours(real_site)
 
 
 def test_schema_file_is_current(tmp_path: Path) -> None:
@@ -313,13 +312,11 @@ def _markdown_it(text: str, inline: bool) -> str:
     return md._MD.renderer.render(tokens, md._MD.options, env)
 
 
-def test_plain_text_fast_path_matches_markdown_it() -> None:
+def test_plain_text_fast_path_matches_markdown_it(real_content: Site) -> None:
     """Plain lines (words and `code` spans) skip markdown-it: the output must be what markdown-it
     gives, for every field of the real content and for random text full of Markdown's specials."""
     import random
 
-    from denpex_site.build.assets import Paths
-    from denpex_site.build.builder import gather
     from denpex_site.render import markdown as md
     from denpex_site.site.fields import markdown_fields
 
@@ -334,7 +331,7 @@ def test_plain_text_fast_path_matches_markdown_it() -> None:
     ]
     for text in samples[:-1]:
         assert md.plain(text) is not None, text
-    _, _, site = gather(Paths(REPO))
+    site = real_content
     fields = [field for page in site.pages.values() for field in markdown_fields(page.entry).values()]
     assert sum(md.plain(text, inline) is not None for text, inline in fields) > len(fields) / 2
     pieces = [*"_`-+>=&<*[]()#!|~\\", "a", "x_y", " `b` ", "``", " ", "    ", "\t", "\n", "1.", "1)"]
@@ -356,7 +353,7 @@ def test_example_logs_mark_the_lines_signatures_match(project: Path) -> None:
     assert marked and marked == expected
 
 
-def test_highlighting_spans_only_tokens_that_look_different() -> None:
+def test_highlighting_spans_only_tokens_that_look_different(real_content: Site) -> None:
     """A token gets a span exactly when one colour scheme shows it unlike plain text; the text
     of the block is the code, unchanged, for every code example of the real content."""
     import html as htmllib
@@ -364,11 +361,9 @@ def test_highlighting_spans_only_tokens_that_look_different() -> None:
     from pygments.formatters import HtmlFormatter
     from pygments.token import Text
 
-    from denpex_site.build.assets import Paths
-    from denpex_site.build.builder import gather
     from denpex_site.render import markdown as md
 
-    _, _, site = gather(Paths(REPO))
+    site = real_content
     examples = [(x.code, x.language) for p in site.pages.values() for x in p.entry.fix.examples]
     assert len({language for _, language in examples}) >= 4
     css = md.pygments_css()

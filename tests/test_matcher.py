@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -12,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from denpex_site.build.builder import Builder
 from denpex_site.matcher.diagnosis import Diagnosis, detect_wrap
 from denpex_site.matcher.engine import Engine
 
@@ -25,15 +25,19 @@ OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
 
 
 @pytest.fixture(scope="module")
-def bundle_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def bundle_path(real_site: Path) -> Path:
     """The bundle of the real content."""
-    out = tmp_path_factory.mktemp("golden") / "site"
-    Builder(REPO, out, index=False).build()
-    return out / "api/signatures.json"
+    return real_site / "api/signatures.json"
+
+
+@functools.cache
+def engine_of(bundle: Path) -> Engine:
+    """The compiled signature set of a bundle, made once per test session (compiling takes a while)."""
+    return Engine(json.loads(bundle.read_text()))
 
 
 def python_result(bundle: Path, files: list[Path]) -> dict:
-    diagnosis = Diagnosis(Engine(json.loads(bundle.read_text())))
+    diagnosis = Diagnosis(engine_of(bundle))
     for f in files:
         diagnosis.add_file(f)
     return json.loads(json.dumps(diagnosis.result()))
@@ -55,9 +59,29 @@ def example_logs() -> list[Path]:
     return logs
 
 
+def node_results(bundle: Path, jobs: list[list[Path]]) -> list[dict]:
+    """The JavaScript matcher's results for many jobs (each a list of files) from one Node process."""
+    if NODE is None:
+        pytest.fail("node is required for the JavaScript matcher tests")
+    out = subprocess.run(
+        [NODE, str(RUNNER), "--batch", str(bundle)],
+        input=json.dumps([[str(f) for f in files] for files in jobs]),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def node_by_log(bundle_path: Path) -> dict[Path, dict]:
+    logs = example_logs()
+    return dict(zip(logs, node_results(bundle_path, [[log] for log in logs]), strict=True))
+
+
 @pytest.mark.parametrize("log", example_logs(), ids=lambda p: f"{p.parent.parent.name}/{p.name}")
-def test_python_and_javascript_agree(bundle_path: Path, log: Path) -> None:
-    assert python_result(bundle_path, [log]) == node_result(bundle_path, [log])
+def test_python_and_javascript_agree(bundle_path: Path, node_by_log: dict[Path, dict], log: Path) -> None:
+    assert python_result(bundle_path, [log]) == node_by_log[log]
 
 
 def test_agree_on_several_files_per_rank(bundle_path: Path) -> None:
