@@ -16,7 +16,6 @@ import multiprocessing
 import os
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,7 +25,7 @@ from typing import Any, TypeVar
 from jinja2 import Environment
 
 from denpex_site.build.assets import Assets, Paths, collect_assets
-from denpex_site.build.output import write_file, write_page
+from denpex_site.build.output import check_output, new_build_folder, swap_in, write_file, write_page
 from denpex_site.build.pagefind import finish_index, start_index
 from denpex_site.content.config import SiteConfig, load_config
 from denpex_site.content.load import Content, load_content, load_entry_folder
@@ -186,6 +185,7 @@ class Builder:
     @cycle_collection_paused()
     def build(self) -> Site:
         """A full build into a temporary folder, swapped in at the end."""
+        check_output(self.out, self.paths.root)
         problems = Problems(self.paths.root)
         config, content, site = link(self.paths, problems, self.jobs)
         if problems or config is None:
@@ -196,8 +196,7 @@ class Builder:
         try:
             assets, env = self._environment(config)
             env.globals["site"] = site
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
+            tmp = new_build_folder(self.out)
             for path, data in assets.files.values():
                 write_file(tmp / path, data)
             page_list = all_pages(site)
@@ -228,7 +227,7 @@ class Builder:
                 raise InvalidContent(problems)
             for proc in indexing:
                 finish_index(proc)
-            self._swap(tmp)
+            swap_in(tmp, self.out)
         except BaseException:
             for proc in indexing:
                 proc.kill()
@@ -252,16 +251,6 @@ class Builder:
         write_file(out / "robots.txt", robots(config))
         write_file(out / "opensearch.xml", opensearch(config))
         write_file(out / "feed.xml", atom_feed(site, config))
-
-    def _swap(self, tmp: Path) -> None:
-        os.chmod(tmp, 0o755)
-        old = None
-        if self.out.exists():
-            old = self.out.with_name(f".{self.out.name}.old{os.getpid()}")
-            os.replace(self.out, old)
-        os.replace(tmp, self.out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
 
     def flush_data(self) -> None:
         """Write the API documents an incremental rebuild left out (serve does this in the background)."""
