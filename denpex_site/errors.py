@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from denpex_site.terminal import safe
 
 
 @dataclass(frozen=True, order=True)
@@ -31,11 +34,12 @@ class Problem:
     message: str
 
     def text(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.field}: {self.message}"
+        """The problem as one line for a terminal (control characters from content made visible)."""
+        return safe(f"{self.path}:{self.line}:{self.col}: {self.field}: {self.message}")
 
     def github(self) -> str:
         def esc(value: str, prop: bool = False) -> str:
-            value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            value = safe(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
             return value.replace(":", "%3A").replace(",", "%2C") if prop else value
 
         title = esc(self.field or "content", prop=True)
@@ -52,7 +56,8 @@ class Problems:
     def add(self, path: Path | str, line: int, col: int, field_name: str, message: str) -> None:
         shown = str(path)
         with contextlib.suppress(ValueError):
-            shown = Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+            # abspath, not resolve: a symbolic link is shown where it is, never where it points.
+            shown = Path(os.path.abspath(path)).relative_to(self.root.resolve()).as_posix()
         self.items.append(Problem(shown, max(line, 1), max(col, 1), field_name, message))
 
     def __bool__(self) -> bool:

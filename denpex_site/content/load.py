@@ -5,6 +5,7 @@ Every problem in every file is collected; nothing stops at the first one.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,17 @@ class Content:
     """The YAML of entries that failed validation, so their references can still be checked."""
 
 
+def symbolic_links(root: Path) -> set[Path]:
+    """Every symbolic link below ``root`` (files and folders; links are not followed)."""
+    found: set[Path] = set()
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in (*dirs, *files):
+            path = Path(folder, name)
+            if path.is_symlink():
+                found.add(path)
+    return found
+
+
 def read_log(path: Path) -> str:
     return path.read_bytes().decode("utf-8", errors="replace")
 
@@ -76,16 +88,25 @@ def load_entry_folder(
         return None
     logs: dict[str, str] = {}
     logs_dir = folder / "logs"
-    if logs_dir.is_dir():
+    if logs_dir.is_dir() and not logs_dir.is_symlink():
         for log in sorted(logs_dir.glob("*.log")):
-            logs[f"logs/{log.name}"] = read_log(log)
+            if not log.is_symlink() and log.is_file():
+                logs[f"logs/{log.name}"] = read_log(log)
     repro = folder / "repro.py"
+    readable = repro.is_file() and not repro.is_symlink()
     return EntryFolder(
-        folder, entry, doc.lines, logs, repro.read_text(encoding="utf-8") if repro.is_file() else None
+        folder, entry, doc.lines, logs, repro.read_text(encoding="utf-8") if readable else None
     )
 
 
-def load_taxonomy(path: Path, model: type[BaseModel], problems: Problems) -> tuple[Any, LineMap | None]:
+def load_taxonomy(
+    path: Path,
+    model: type[BaseModel],
+    problems: Problems,
+    links: frozenset[Path] | set[Path] = frozenset(),
+) -> tuple[Any, LineMap | None]:
+    if path in links:
+        return None, None
     if not path.is_file():
         problems.add(path, 1, 1, "file", "missing taxonomy file")
         return None, None
@@ -103,14 +124,23 @@ def load_content(
 ) -> Content:
     """Load every entry bundle and taxonomy under ``root`` (the content/ folder); ``on_bundle`` is
     called with each bundle as soon as it is loaded."""
-    cats, cat_lines = load_taxonomy(root / "categories.yaml", CategoryFile, problems)
-    syss, sys_lines = load_taxonomy(root / "systems.yaml", SystemFile, problems)
+    # Content comes from pull requests: a link could publish any file of the build machine.
+    links = symbolic_links(root) if root.is_dir() else set()
+    for link in sorted(links):
+        problems.add(
+            link, 1, 1, "file", "symbolic links are not allowed in content/: put the file itself here"
+        )
+    cats, cat_lines = load_taxonomy(root / "categories.yaml", CategoryFile, problems, links)
+    syss, sys_lines = load_taxonomy(root / "systems.yaml", SystemFile, problems, links)
     bundles = []
     broken = set()
     rejected: list[Document] = []
     failures = root / "failures"
     for folder in sorted(p for p in failures.iterdir() if p.is_dir()) if failures.is_dir() else []:
         if only is not None and folder.name not in only:
+            continue
+        if folder in links or folder / "entry.yaml" in links:
+            broken.add(folder.name)
             continue
         bundle = load_entry_folder(folder, problems, rejected)
         if bundle is not None:
