@@ -61,6 +61,18 @@ class _Unusual(Exception):
     """A document with merge keys: PyYAML's own constructor takes it."""
 
 
+MAX_VALUES = 100_000
+"""Values one document may expand to; aliases repeat what they name, so a few lines of anchors and
+aliases can otherwise expand to billions of values (a "billion laughs" document)."""
+
+
+class _TooLarge(Exception):
+    """A document whose aliases expand it past MAX_VALUES."""
+
+    def __init__(self, node: yaml.Node) -> None:
+        self.node = node
+
+
 class _Recursive(Exception):
     """An alias that refers to one of its own parents."""
 
@@ -84,11 +96,15 @@ class _Walker:
         self.dupes: list[tuple[Loc, tuple[int, int]]] = []
         self.todos: list[Loc] = []
         self.open: set[int] = set()
+        self.count = 0
 
     def scalar(self, node: yaml.Node) -> Any:
         return node.value if node.tag == _STR else self.loader.construct_object(node, deep=True)
 
     def walk(self, node: yaml.Node, loc: Loc) -> Any:
+        self.count += 1
+        if self.count > MAX_VALUES:
+            raise _TooLarge(node)
         self.lines.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, yaml.ScalarNode):
             value = self.scalar(node)
@@ -122,9 +138,18 @@ class _Walker:
 def read_yaml(path: Path, problems: Problems) -> Document | None:
     """Parse one YAML file; report syntax errors and duplicate keys with their position."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.add(path, 1, 1, "file", f"cannot read: {exc}")
+        raw = path.read_bytes()
+    except OSError as exc:
+        problems.add(path, 1, 1, "file", f"cannot read: {exc.strerror or exc}")
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        problems.add(
+            path, line, col, "file", f"byte 0x{raw[exc.start]:02x} is not UTF-8: save the file as UTF-8"
+        )
         return None
     loader = _Loader(text)
     try:
@@ -146,13 +171,33 @@ def read_yaml(path: Path, problems: Problems) -> Document | None:
             mark = exc.node.start_mark
             problems.add(path, mark.line + 1, mark.column + 1, "yaml", "an alias refers to its own parent")
             return None
+        except _TooLarge as exc:
+            mark = exc.node.start_mark
+            problems.add(
+                path,
+                mark.line + 1,
+                mark.column + 1,
+                "yaml",
+                f"the aliases here expand the document past {MAX_VALUES:,} values: write the values out",
+            )
+            return None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problems.add(path, line, col, "yaml", f"{exc.problem or exc.context}".strip())
+        message = " ".join(f"{exc.problem or exc.context}".split())
+        if "'\\t'" in message or "tab character" in message:
+            message += " (YAML indents with spaces, never tabs)"
+        problems.add(path, line, col, "yaml", message)
+        return None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        problems.add(
+            path, line, col, "yaml", f"character {exc.character!r} is not allowed in YAML: remove it"
+        )
         return None
     except yaml.YAMLError as exc:
-        problems.add(path, 1, 1, "yaml", str(exc))
+        problems.add(path, 1, 1, "yaml", " ".join(str(exc).split()))
         return None
     finally:
         loader.dispose()
