@@ -1,8 +1,14 @@
-"""The terminal report of a diagnosis (the JSON form is the diagnosis itself)."""
+"""The terminal report of a diagnosis (the JSON form is the diagnosis itself).
+
+Everything taken from a log or a file name passes through :func:`~denpex_site.terminal.safe`, so
+an escape sequence in a log is shown, never obeyed; the report's own colours are added after.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+
+from denpex_site.terminal import safe
 
 _COLOURS = {"root-cause": "31", "warning": "33", "collateral": "2", "bold": "1", "dim": "2", "link": "36"}
 
@@ -20,7 +26,7 @@ def _where(ev: dict[str, Any]) -> str:
         parts.append(f"{t[:2]}-{t[2:4]} {t[5:17]}")
     if ev.get("began") is not None and ev["began"] != ev["line"]:
         parts.append(f"traceback began at line {ev['began']}")
-    return " · ".join(parts)
+    return safe(" · ".join(parts))
 
 
 def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> str:
@@ -29,7 +35,7 @@ def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> 
         _paint(f"Diagnosis of {len(files)} file(s), {result['lines']:,} lines", "bold", colour),
     ]
     for note in result["notes"]:
-        lines.append(_paint(f"note: {note}", "dim", colour))
+        lines.append(_paint(f"note: {safe(note)}", "dim", colour))
     findings = result["findings"]
     if not findings:
         lines += [
@@ -43,7 +49,7 @@ def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> 
     lines.append("")
     if init:
         lead = findings[0]
-        lines.append(_paint(f"First root cause: {lead['title']}", "bold", colour))
+        lines.append(_paint(f"First root cause: {safe(lead['title'])}", "bold", colour))
         lines.append(f"  at {_where(init)}")
     else:
         lines.append(
@@ -59,8 +65,8 @@ def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> 
         lines += ["", _paint(section, "bold", colour)]
         for number, f in enumerate(group, 1):
             role = _paint(f["role"], f["role"], colour)
-            lines.append(f"{number}. {f['title']}  [{role}, score {f['score']}, {f['count']} line(s)]")
+            lines.append(f"{number}. {safe(f['title'])}  [{role}, score {f['score']}, {f['count']} line(s)]")
             lines.append(f"   {_where(f['first'])}")
-            lines.append(f"   > {f['first']['text'][:300]}")
-            lines.append("   " + _paint(f"{base_url}/failures/{f['id']}/", "link", colour))
+            lines.append(f"   > {safe(f['first']['text'][:300])}")
+            lines.append("   " + _paint(safe(f"{base_url}/failures/{f['id']}/"), "link", colour))
     return "\n".join(lines) + "\n"

@@ -17,6 +17,7 @@ from typing import Any
 
 from denpex_site.matcher.diagnosis import CHUNK, Diagnosis
 from denpex_site.matcher.engine import Engine
+from denpex_site.terminal import safe
 
 
 def watch(
@@ -40,7 +41,7 @@ def watch(
     carry = b""
     line_no = 0
     polls = 0
-    print(f"watching {path} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    print(f"watching {safe(str(path))} (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
         while max_polls is None or polls < max_polls:
             polls += 1
@@ -53,7 +54,7 @@ def watch(
                 if fh is not None:
                     fh.close()
                     print(
-                        f"{path} was replaced or truncated: reading it from the start",
+                        f"{safe(str(path))} was replaced or truncated: reading it from the start",
                         file=sys.stderr,
                         flush=True,
                     )
@@ -83,7 +84,7 @@ def watch(
                 ev = finding["first"]
                 rank = f", rank {ev['rank']}" if ev["rank"] is not None else ""
                 print(
-                    f"ALERT {finding['title']} at {name}:{ev['line']}{rank}\n  > {ev['text'][:300]}\n"
+                    f"ALERT {safe(finding['title'])} at {safe(name)}:{ev['line']}{rank}\n  > {safe(ev['text'][:300])}\n"
                     f"  {base_url}/failures/{finding['id']}/",
                     flush=True,
                 )
