@@ -56,9 +56,7 @@ def make_env(templates: Path, config: SiteConfig, asset: Callable[[str], str]) -
     )
     env.filters["highlight"] = lambda code, lang="text": Markup(markdown.highlight(code, lang))
     env.filters["code_spans"] = code_spans
-    env.filters["tojson_compact"] = lambda value: Markup(
-        json.dumps(value, sort_keys=True, ensure_ascii=False).replace("</", "<\\/")
-    )
+    env.filters["tojson_compact"] = lambda value: Markup(script_json(value))
     return env
 
 
@@ -93,3 +91,10 @@ def json_ld(page: EntryPage, config: SiteConfig) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def script_json(value: object) -> str:
+    """JSON safe inside a ``<script>`` element: ``<``, ``>`` and ``&`` are written as escapes, so no
+    text in the data (``</script>``, ``<!--``, ``<script``) can end or change the element."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
