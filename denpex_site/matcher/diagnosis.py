@@ -13,6 +13,7 @@ traceback also records the line where that traceback began.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from dataclasses import dataclass, field
@@ -155,6 +156,7 @@ class Diagnosis:
 
         ``size``, when known, keeps the buffer no larger than the stream needs.
         """
+        stream = _Decoded(stream)
         state = self.open_file(name)
         info = self.files[state.index]
         block = CHUNK if size is None else max(min(CHUNK, size + 1), 1 << 16)
@@ -394,6 +396,68 @@ class _SortKey:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _SortKey) and _compare(self.key, other.key) == 0
+
+
+class _Decoded:
+    """The bytes of a log as the matcher reads them: NUL bytes that open the file are dropped (a
+    file preallocated before a crash), a UTF-8 byte-order mark is dropped, and a file that starts
+    with a UTF-16 byte-order mark (PowerShell's ``>``) is decoded and read as UTF-8. Any other
+    file is passed through untouched. static/js/matcher.js (``FileScan.push``) does the same."""
+
+    def __init__(self, stream: IO[bytes] | _BytesReader) -> None:
+        self.stream = stream
+        self.pending = b""
+        self.started = False
+        self.decoder: codecs.IncrementalDecoder | None = None
+        self.done = False
+
+    def _start(self, size: int) -> None:
+        head = b""
+        while True:  # the leading NUL bytes, however many blocks they fill
+            block = self._read(size)
+            head = block.lstrip(b"\0") if not head else head + block
+            if head or not block:
+                break
+        while len(head) < 3 and head and (block := self._read(size)):
+            head += block  # a BOM split across reads
+        if head.startswith(codecs.BOM_UTF8):
+            head = head[3:]
+        elif head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            name = "utf-16-le" if head.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
+            self.decoder = codecs.getincrementaldecoder(name)("replace")
+            head = self.decoder.decode(head[2:]).encode("utf-8")
+        self.pending = head
+        self.started = True
+
+    def _read(self, size: int) -> bytes:
+        buf = bytearray(size)
+        n = self.stream.readinto(memoryview(buf))
+        return bytes(buf[:n])
+
+    def readinto(self, target: memoryview) -> int:
+        """Fill ``target`` as a file would (whole unless the log ends), so the first block the
+        matcher inspects is as large as without this layer."""
+        if not self.started:
+            self._start(min(len(target), 1 << 16))
+        n = min(len(self.pending), len(target))
+        target[:n] = self.pending[:n]
+        self.pending = self.pending[n:]
+        while n < len(target) and not self.done:
+            if self.decoder is None:
+                got = self.stream.readinto(target[n:])
+                self.done = not got
+                n += got
+                continue
+            raw = self._read(min(len(target) - n, 1 << 20))
+            self.done = not raw
+            text = self.decoder.decode(raw, final=self.done).encode("utf-8")
+            take = min(len(text), len(target) - n)
+            target[n : n + take] = text[:take]
+            self.pending = text[take:]
+            n += take
+            if self.pending:
+                break
+        return n
 
 
 class _BytesReader:

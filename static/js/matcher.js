@@ -331,11 +331,46 @@ class FileScan {
     this.wrap = null;
     this.joined = null;
     this.joinedLine = 0;
+    this.started = false;
+    this.head = null;
+    this.utf16 = null;
+  }
+
+  /**
+   * The bytes of the log as the matcher reads them, as denpex_site/matcher/diagnosis.py (_Decoded)
+   * does: NUL bytes that open the file and a UTF-8 byte-order mark are dropped; a file that starts
+   * with a UTF-16 byte-order mark is decoded and read as UTF-8. Returns the bytes to scan.
+   */
+  decoded(bytes, final = false) {
+    if (this.utf16) return encoder.encode(this.utf16.decode(bytes, { stream: !final }));
+    if (this.started) return bytes;
+    let head = this.head ? concat(this.head, bytes) : bytes;
+    let skip = 0;
+    while (skip < head.length && head[skip] === 0) skip += 1;
+    head = head.subarray(skip);
+    if (!head.length && !final) return new Uint8Array(0);
+    if (head.length < 3 && !final) {
+      this.head = head.slice();
+      return new Uint8Array(0);
+    }
+    this.started = true;
+    this.head = null;
+    if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return head.subarray(3);
+    const le = head[0] === 0xff && head[1] === 0xfe;
+    if (le || (head[0] === 0xfe && head[1] === 0xff)) {
+      this.utf16 = new TextDecoder(le ? "utf-16le" : "utf-16be", { ignoreBOM: true });
+      return encoder.encode(this.utf16.decode(head.subarray(2), { stream: !final }));
+    }
+    return head;
   }
 
   /** Feed raw bytes (a Uint8Array the caller may reuse); returns false once the file is known to be binary. */
-  push(bytes) {
+  push(raw) {
     if (this.info.skipped) return false;
+    return this.pushDecoded(this.decoded(raw));
+  }
+
+  pushDecoded(bytes) {
     for (let at = 0; at < bytes.length; ) {
       if (this.fresh === BLOCK) {
         if (!this.checked && !this.inspect(false)) return false;
@@ -447,6 +482,8 @@ class FileScan {
   }
 
   end() {
+    const rest = this.decoded(new Uint8Array(0), true);
+    if (rest.length) this.pushDecoded(rest);
     if (!this.checked && !this.info.skipped && !this.inspect(true)) return;
     if (this.info.skipped) return;
     this.flush();
@@ -466,6 +503,13 @@ class FileScan {
 /** Keeps a leading byte-order mark, as Python's decoder does. */
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const encoder = new TextEncoder();
+
+function concat(a, b) {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
 
 function withNewline(bytes) {
   const out = new Uint8Array(bytes.length + 1);
