@@ -343,6 +343,28 @@ def _group_piece(branches: list[list[Piece]], column: int) -> Piece:
     return Piece(regex, chars, column, literal if not variable else "", prefilter)
 
 
+_PRINTABLE = frozenset(range(0x20, 0x7F))
+
+
+def _takes_any_text(p: Piece) -> bool:
+    """A part that can take any printable text of more than one character ({any}, {text}, a broad {re:})."""
+    return p.chars is not None and _PRINTABLE <= p.chars and p.regex.endswith(("}", "+", "*"))
+
+
+def _check_one_wide(pieces: list[Piece]) -> None:
+    """At most one part may take any text. With one, a backtracking engine tries each of its lengths
+    once per start; with two or more, those tries multiply, and a crafted line of repeated literal
+    text makes matching take time that grows with a power of the line's length."""
+    wide = [p for p in pieces if _takes_any_text(p)]
+    if len(wide) > 1:
+        raise PatternError(
+            "a pattern may hold only one part that takes any text ({any}, {text} or as broad a {re:...}): "
+            "use a narrower placeholder for the others ({word}, {name}, {path}, {int}, or {re:[^)]{1,80}} "
+            "up to the character that ends the part)",
+            wide[1].column,
+        )
+
+
 def _check_adjacent(pieces: list[Piece]) -> None:
     for a, b in itertools.pairwise(pieces):
         if a.chars is not None and b.chars is not None and a.chars & b.chars:
@@ -453,6 +475,7 @@ def compile_pattern(pattern: str) -> Compiled:
             "ambiguous: a trailing {any}/{text} adds nothing (matching searches the line)", pieces[-1].column
         )
     _check_adjacent(pieces)
+    _check_one_wide(pieces)
     literal_total = sum(len(p.literal) for p in pieces if p.chars is None)
     literal_total += sum(1 for p in pieces if p.regex in (WS + "+", WS))
     if literal_total < MIN_LITERAL:
