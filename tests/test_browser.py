@@ -311,18 +311,19 @@ def test_copy_report_masks_private_details(page: tuple[object, Watch, str]) -> N
     p.context.grant_permissions(["clipboard-read", "clipboard-write"])
     p.goto(base + "/diagnose/")
     line = (
-        "[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. "
-        "This error indicates that your module has parameters that were not used in producing loss. "
-        "/home/alice/train.py on gpu-node-17.cluster.example.com 10.1.2.3 alice@example.com"
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. at 12:00:00.123 "
+        "/home/alice/train.py gpu-node-17.cluster.example.com 10.1.2.3 alice@example.com "
+        "hf_abcdefghijklmnopqrstuvwxyzABCD AKIAIOSFODNN7EXAMPLE [2001:db8::1]:29500 C:\\Users\\alice\\x"
     )
     p.fill("#log-text", line)
     p.click("#diagnose-form button[type=submit]")
     p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=15_000)
     p.click("#copy-report")
     report = p.evaluate("navigator.clipboard.readText()")
-    assert "/failures/ddp-unused-parameters/" in report
-    for secret in ("alice", "10.1.2.3", "gpu-node-17", "example.com"):
+    assert "/failures/cuda-oom/" in report and "<hf-token>" in report and "C:\\Users\\<user>" in report
+    for secret in ("alice", "10.1.2.3", "gpu-node-17", "example.com", "hf_abc", "AKIAIOSFODNN7", "2001:db8"):
         assert secret not in report, secret
+    assert "12:00:00.123" in report, "times are not addresses"
 
 
 def test_no_page_is_wider_than_a_phone(browser: object, site: tuple[str, Path]) -> None:

@@ -58,3 +58,88 @@ def clean_line(line: str) -> str:
 
 def normalize_lines(text: str) -> list[str]:
     return [clean_line(line) for line in text.split("\n")]
+
+
+MASKS: list[tuple[str, str, str]] = [
+    # (kind, regex in the portable subset, replacement: $1 refers to group 1)
+    ("private-key", r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[^\n]{0,4000}", "<private-key>"),
+    ("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b", "<aws-key>"),
+    (
+        "secret-assignment",
+        r"\b([A-Za-z0-9_]{0,40}(?:API_KEY|APIKEY|api_key|apikey|TOKEN|token|SECRET|secret|PASSWORD|password"
+        r"|PASSWD|passwd|ACCESS_KEY|access_key)[A-Za-z0-9_]{0,20}[\"']?[ ]{0,3}[=:][ ]{0,3}[\"']?)"
+        r"[^ \t\r\n\"',;]{4,}",
+        "$1<secret>",
+    ),
+    ("bearer", r"\b([Bb]earer[ ]{1,3})[A-Za-z0-9._~+/=-]{8,}", "$1<token>"),
+    ("jwt", r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}", "<jwt>"),
+    ("hf-token", r"\bhf_[A-Za-z0-9]{20,}\b", "<hf-token>"),
+    ("github-token", r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}\b", "<github-token>"),
+    ("wandb-key", r"\b[0-9a-f]{40}\b", "<hex-40>"),
+    (
+        "url-credentials",
+        r"\b([a-z][a-z0-9+.-]{1,20}://)[^/ \t\r\n:@]{1,100}(?::[^/ \t\r\n@]{0,100})?@",
+        "$1<user>@",
+    ),
+    ("email", r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}", "<email>"),
+    (
+        "windows-user",
+        r"\b([A-Za-z]:[\\/]{1,2}(?:Users|users|Documents and Settings)[\\/]{1,2})[^\\/ \t\r\n\"':]{1,100}",
+        "$1<user>",
+    ),
+    (
+        "home-user",
+        r"(/(?:home|Users|users|scratch|work|gpfs|lustre|nfs|data|mnt|opt/slurm/jobs|var/spool/slurmd?/job[0-9]{0,10})/)"
+        r"[^/ \t\r\n:'\"]{1,100}",
+        "$1<user>",
+    ),
+    ("root-home", r"(^|[ \t'\"=(])/root/", "$1/<home>/"),
+    ("ipv6-full", r"\b(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}\b", "<ip>"),
+    (
+        "ipv6-compressed",
+        r"\b(?:[0-9A-Fa-f]{1,4}:){1,6}(?::[0-9A-Fa-f]{1,4}){1,6}(?:%[A-Za-z0-9]{1,16})?\b",
+        "<ip>",
+    ),
+    ("ipv6-leading", r"(^|[^0-9A-Za-z_:])::(?:[0-9A-Fa-f]{1,4}:){0,6}[0-9A-Fa-f]{1,4}\b", "$1<ip>"),
+    ("ipv6-trailing", r"\b(?:[0-9A-Fa-f]{1,4}:){1,7}:([^0-9A-Za-z_:]|$)", "<ip>$1"),
+    (
+        "ipv4",
+        r"\b(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}\b",
+        "<ip>",
+    ),
+    (
+        "nccl-host",
+        r"^([ ]{0,4})[A-Za-z][A-Za-z0-9_.-]{0,100}(:[0-9]{1,10}:[0-9]{1,10} \[[0-9]{1,5}\])",
+        "$1<host>$2",
+    ),
+    (
+        "host-name",
+        r"\b[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8}\.(?:com|net|org|io|ai|edu|gov|internal|local|lan|cluster"
+        r"|corp|intra|priv|home|cloud|ec2|compute)\b",
+        "<host>",
+    ),
+    (
+        "node-name",
+        r"\b(?:node|gpu|host|worker|compute|dgx|hgx|login|ip|cn|gn|nid|sh[0-9]{2}|[a-z]{2,10}-[a-z0-9]{1,10})"
+        r"-?[0-9]{1,6}(?:-[A-Za-z0-9]{1,12}){0,4}\b",
+        "<host>",
+    ),
+]
+"""What is masked before a report leaves the user's machine (copied, or put in an issue link), in
+order: private keys and tokens first, then user names in paths and URLs, then addresses and host
+names. Times (``12:00:00``, ``[29:55<00:10``) are left alone: an IPv6 address needs ``::`` or eight
+groups. Both matchers apply this one table (:func:`mask`, static/js/matcher.js ``mask``)."""
+
+
+def _replacement(template: str) -> str:
+    return re.sub(r"\$([0-9])", r"\\\1", template)
+
+
+_MASKS = [(re.compile(regex, re.ASCII | re.MULTILINE), _replacement(repl)) for _, regex, repl in MASKS]
+
+
+def mask(text: str) -> str:
+    """``text`` with private details replaced by ``<kind>`` markers (see :data:`MASKS`)."""
+    for rx, replacement in _MASKS:
+        text = rx.sub(replacement, text)
+    return text

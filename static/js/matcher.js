@@ -129,6 +129,17 @@ export function compileBundle(bundle) {
   };
 }
 
+/** The bundle's masking table, compiled: what is hidden before a report leaves the machine. */
+export function compileMasks(masks) {
+  return masks.map((m) => ({ re: new RegExp(m.regex, "gm"), replacement: m.replacement }));
+}
+
+/** ``text`` with private details replaced by <kind> markers, as denpex_site.matcher.normalise.mask does. */
+export function mask(text, masks) {
+  for (const m of masks) text = text.replace(m.re, m.replacement);
+  return text;
+}
+
 /** Strip ANSI codes, cap the length and keep what a terminal shows after carriage returns. */
 export function cleanLine(compiled, line) {
   if (line.includes("\x1b")) line = line.replace(compiled.ansi, "");
