@@ -354,3 +354,64 @@ def test_crafted_lines_for_every_signature_are_matched_by_both_matchers(bundle: 
     res = _diagnose(bundle, log, json_out=True)
     assert res.returncode == 0, res.stderr
     assert json.loads(js_result(bundle, log)) == python_result(bundle, log)
+
+
+# --- watch -------------------------------------------------------------------------------------
+
+
+def test_watch_notices_a_log_truncated_and_grown_back_between_two_polls(tmp_path: Path) -> None:
+    """A truncate-and-regrow past the old offset within one poll gave no alert and no notice."""
+    from denpex_site.matcher.watch import Follower
+
+    log = tmp_path / "train.log"
+    log.write_text("step 1 loss 2.0\nstep 2 loss 1.9\n")
+    follower = Follower(log)
+    assert follower.poll() == b"step 1 loss 2.0\nstep 2 loss 1.9\n"
+    with open(log, "w") as fh:  # same inode, rewritten, already longer than before
+        fh.write(f"run 2 starts\nstep 1 loss 2.1\n{OOM}\n")
+    assert follower.poll() == f"run 2 starts\nstep 1 loss 2.1\n{OOM}\n".encode()
+    assert follower.restarted
+    follower.close()
+
+
+WATCH = [sys.executable, "-m", "denpex_site", "watch"]
+
+
+def test_watch_alerts_again_after_a_rotation(bundle: Path, tmp_path: Path) -> None:
+    """After a rotation, the same failure in the new file alerted no more."""
+    log = tmp_path / "train.log"
+    log.write_text(f"{OOM}\n")
+    marker = tmp_path / "alerts"
+    proc = subprocess.Popen(
+        [
+            *WATCH,
+            "--bundle",
+            str(bundle),
+            "--interval",
+            "0.05",
+            "--exec",
+            f"echo $DENPEX_LINE >> {marker}",
+            str(log),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _wait_for(lambda: marker.exists() and marker.read_text().count("\n") == 1)
+        os.rename(log, tmp_path / "train.log.1")
+        log.write_text(f"new run\n{OOM}\n")
+        _wait_for(lambda: marker.read_text().count("\n") == 2)
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert marker.read_text().split() == ["1", "2"]
+    assert out.count(b"ALERT") == 2
+
+
+def _wait_for(condition: object, seconds: float = 20) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
