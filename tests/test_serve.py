@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -66,3 +67,91 @@ def test_serve_rebuilds_on_edit_and_survives_bad_content(project: Path) -> None:
         out = proc.communicate(timeout=10)[0].decode(errors="replace")
     assert "re-rendered demo-oom" in out, out
     assert "build failed" in out and "content/failures/demo-oom/entry.yaml:5:" in out, out
+
+
+def start_server(project: Path, page: str = "/failures/demo-oom/") -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(BUILD), "--root", str(project), "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    assert wait_for(lambda: fetch(base + page) is not None, timeout=120), "the server did not start"
+    return proc, base
+
+
+def test_no_response_is_cut_or_half_written_during_rebuilds(tmp_path: Path) -> None:
+    """The API document was once sent truncated (2,293,760 of 2,324,627 bytes) during a rebuild: the
+    real content, whose API documents are megabytes, is served while one entry is edited again and again."""
+    import json
+    import shutil
+    from concurrent.futures import ThreadPoolExecutor
+
+    repo = BUILD.parent
+    project = tmp_path / "real"
+    for top in ("content", "templates", "static"):
+        shutil.copytree(repo / top, project / top)
+    proc, base = start_server(project, "/failures/cuda-oom/")
+    entry = project / "content/failures/cuda-oom/entry.yaml"
+    original = entry.read_text()
+    paths = ["/api/entries.json", "/api/search.json", "/api/signatures.json", "/failures/cuda-oom/", "/"]
+    bad: list[str] = []
+
+    def get(i: int) -> None:
+        path = paths[i % len(paths)]
+        try:
+            with urllib.request.urlopen(base + path, timeout=30) as response:
+                body = response.read()
+                length = response.headers.get("Content-Length")
+        except OSError as exc:
+            bad.append(f"{path}: {exc}")
+            return
+        if length is not None and int(length) != len(body):
+            bad.append(f"{path}: {len(body)} of {length} bytes")
+        elif path.endswith(".json"):
+            try:
+                json.loads(body)
+            except ValueError:
+                bad.append(f"{path}: not whole JSON")
+        elif not body.rstrip().endswith(b"</html>"):
+            bad.append(f"{path}: not a whole page")
+
+    try:
+        with ThreadPoolExecutor(max_workers=50) as pool:
+            for round_ in range(4):  # a bounded loop: 4 rebuilds, 200 requests during each
+                entry.write_text(
+                    original.replace("severity: critical", f"severity: critical\n# round {round_}", 1)
+                )
+                list(pool.map(get, range(200)))
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    assert not bad, bad[:10]
+
+
+def test_a_busy_port_is_one_line_and_unknown_urls_get_the_404_page(project: Path) -> None:
+    proc, base = start_server(project)
+    try:
+        port = base.rsplit(":", 1)[1]
+        busy = subprocess.run(
+            [sys.executable, str(BUILD), "--root", str(project), "serve", "--port", port],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert busy.returncode == 2 and "Traceback" not in busy.stderr
+        assert busy.stderr.startswith("error: cannot listen on 127.0.0.1:") and "--port" in busy.stderr
+        for path in ("/no/such/page/", "/a%00b"):
+            try:
+                urllib.request.urlopen(base + path, timeout=10)
+            except urllib.error.HTTPError as exc:
+                body = exc.read().decode()
+                assert exc.code == (404 if "%00" not in path else 400), (path, exc.code)
+                if exc.code == 404:
+                    assert "Page not found" in body
+            else:
+                raise AssertionError(f"{path} was served")
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)

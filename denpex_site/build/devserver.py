@@ -9,13 +9,14 @@ swaps the output folder atomically, so a half-written page is never served.
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 from pathlib import Path
 
 from denpex_site.build.builder import Builder
 from denpex_site.build.pagefind import index_site
-from denpex_site.errors import InvalidContent
+from denpex_site.errors import InvalidContent, ServeError
 
 
 def _snapshot(root: Path) -> dict[Path, float]:
@@ -91,9 +92,67 @@ class Watcher:
             )
 
 
+def _snapshot_handler() -> type:
+    """livereload's file handler, made safe for files replaced while they are served.
+
+    Tornado sends a file's length from one ``stat`` and its bytes from a later ``open``; a
+    rebuild that replaced the file between the two sent a truncated or overlong response. Here the
+    file is read once per request and both come from those bytes. A path with a NUL byte is a bad
+    request (it raised inside ``os.path``), and a missing page gets the site's own 404 page."""
+    from livereload.handlers import StaticFileHandler
+    from tornado import web
+
+    class SnapshotHandler(StaticFileHandler):  # type: ignore[misc]
+        _data: bytes | None = None
+
+        def validate_absolute_path(self, root: str, absolute_path: str) -> str | None:
+            if "\0" in absolute_path:
+                raise web.HTTPError(400)
+            return super().validate_absolute_path(root, absolute_path)  # type: ignore[no-any-return]
+
+        def _bytes(self) -> bytes:
+            if self._data is None:
+                with open(self.absolute_path, "rb") as fh:
+                    self._data = fh.read()
+            return self._data
+
+        def compute_etag(self) -> str | None:
+            return None  # the dev server never answers 304; this also keeps Tornado from re-reading
+
+        def get_content_size(self) -> int:
+            return len(self._bytes())
+
+        def get_content(self, abspath: str, start: int | None = None, end: int | None = None) -> bytes:  # type: ignore[override]
+            return self._bytes()[start:end]
+
+        def write_error(self, status_code: int, **kwargs: object) -> None:
+            page = Path(self.root) / "404.html"
+            if status_code == 404 and page.is_file():
+                self.set_header("Content-Type", "text/html; charset=utf-8")
+                self.finish(page.read_bytes())
+            else:
+                super().write_error(status_code, **kwargs)
+
+    return SnapshotHandler
+
+
+def _check_port(host: str, port: int) -> None:
+    """A busy port is a one-line error before anything is built."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ServeError(
+                f"cannot listen on {host}:{port} ({exc.strerror or exc}): another server may be using it; "
+                f"choose another port with --port"
+            ) from None
+
+
 def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False) -> int:
     from livereload import Server
 
+    _check_port(host, port)
     builder = Builder(root)
     try:
         builder.build()
@@ -104,6 +163,7 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, open_browser: b
             builder.out.mkdir(parents=True)
     watcher = Watcher(builder)
     server = Server()
+    server.SFH = _snapshot_handler()
     for top in ("content", "templates", "static"):
         server.watch(str(root / top), watcher.on_change, delay=0.2)
     print(f"serving on http://{host}:{port}/ (Ctrl-C to stop)", file=sys.stderr)
