@@ -8,6 +8,7 @@ a tool run without end. Each test names the defect it keeps from coming back.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -415,3 +416,66 @@ def _wait_for(condition: object, seconds: float = 20) -> None:
     while not condition():  # type: ignore[operator]
         assert time.monotonic() < deadline, "timed out waiting"
         time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    "href", ["javascript:alert(1)", "data:text/html,<b>x</b>", "vbscript:msgbox", "file:///etc/passwd"]
+)
+def test_links_with_unsafe_schemes_are_reported(project: Path, href: str) -> None:
+    """javascript: and data: links silently became text; now check names them."""
+    text = (project / ENTRY).read_text()
+    (project / ENTRY).write_text(text.replace("See [the fix](#fix)", f"See [the fix]({href})"))
+    problems = problems_of(project)
+    assert any("uses a scheme that is not allowed" in p and "mechanism" in p for p in problems), problems
+
+
+def test_one_unreadable_log_does_not_stop_the_others(bundle: Path, tmp_path: Path) -> None:
+    """One unreadable file among several aborted the whole diagnosis; a FIFO blocked forever."""
+    good = tmp_path / "rank0.log"
+    good.write_text(f"{OOM}\n")
+    fifo = tmp_path / "rank1.log"
+    os.mkfifo(fifo)
+    res = _diagnose(bundle, good, fifo, tmp_path / "missing.log")
+    assert res.returncode == 2
+    assert b"First root cause" in res.stdout and b"cuda-oom" in res.stdout
+    assert b"rank1.log is not a regular file" in res.stderr and b"cannot read" in res.stderr
+    assert b"Traceback" not in res.stderr
+
+
+def test_a_progress_bar_written_over_an_error_does_not_hide_it(bundle: Path, tmp_path: Path) -> None:
+    """A line with an error followed by '\\r 50%...' was missed: only the progress bar was matched."""
+    log = tmp_path / "train.log"
+    log.write_bytes(
+        f"{OOM}\r 50%|#####     | 5/10 [00:05<00:05,  1.00it/s]\r\nstep done\r 60%|###\n".encode()
+    )
+    python = python_result(bundle, log)
+    assert [f["id"] for f in python["findings"]][:1] == ["cuda-oom"]
+    assert json.loads(js_result(bundle, log)) == python
+
+
+def test_an_example_log_too_large_for_a_page_is_refused(project: Path) -> None:
+    """A 100 MB example log made a 105 MB page."""
+    log = project / "content/failures/demo-oom/logs/oom.log"
+    log.write_text(log.read_text() + "step 1 loss 2.0\n" * 20_000)
+    problems = problems_of(project)
+    assert (
+        len(problems) == 1
+        and "is 312 KiB: keep the lines that show the failure, at most 256 KiB" in problems[0]
+    )
+
+
+def test_security_headers() -> None:
+    """The obsolete interest-cohort is replaced; resources are same-origin except the open API; pages
+    at their pretty URLs are revalidated."""
+    from .browser import netlify_headers
+
+    page = netlify_headers("/diagnose/")
+    assert (
+        "browsing-topics=()" in page["Permissions-Policy"]
+        and "interest-cohort" not in page["Permissions-Policy"]
+    )
+    assert page["Cross-Origin-Resource-Policy"] == "same-origin"
+    assert page["Cache-Control"] == "public, max-age=0, must-revalidate"
+    assert netlify_headers("/failures/cuda-oom/")["Cache-Control"] == "public, max-age=0, must-revalidate"
+    assert netlify_headers("/api/signatures.json")["Cross-Origin-Resource-Policy"] == "cross-origin"
+    assert netlify_headers("/assets/js/site.0123456789.js")["Cache-Control"].endswith("immutable")

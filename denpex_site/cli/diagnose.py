@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 from denpex_site.cli.common import base_url, bundle_path, matcher_options
 from denpex_site.errors import InputError
+from denpex_site.terminal import safe
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -32,21 +34,37 @@ def run(args: argparse.Namespace) -> int:
     from denpex_site.matcher.report import text_report
 
     diagnosis = Diagnosis(Engine(load_bundle(bundle_path(args))))
+    failed: list[str] = []
     for name in args.files:
         try:
             if name == "-":
                 diagnosis.add_stream(sys.stdin.buffer, "stdin")
             else:
-                path = Path(name)
-                if path.is_dir():
-                    raise InputError(f"{name} is a directory")
-                diagnosis.add_file(path, name)
-        except OSError as exc:
-            raise InputError(f"cannot read {name}: {exc.strerror or exc}") from exc
+                diagnosis.add_file(_regular_file(name), name)
+        except (OSError, InputError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            failed.append(f"cannot read {name}: {reason}")
+    if failed and len(failed) == len(args.files):
+        raise InputError("; ".join(failed))
     result = diagnosis.result()
     if args.json:
         print(json.dumps(result, indent=1, ensure_ascii=False))
     else:
         colour = (sys.stdout.isatty() and args.color != "never") or args.color == "always"
         sys.stdout.write(text_report(result, base_url(args), colour=colour))
+    for message in failed:  # the other files were diagnosed; these are named, and the exit is 2
+        print(f"error: {safe(message)}", file=sys.stderr)
+    if failed:
+        return 2
     return 0 if result["findings"] else 1
+
+
+def _regular_file(name: str) -> Path:
+    """A path to read: a FIFO or device would block or never end, a folder holds no log."""
+    path = Path(name)
+    mode = path.stat().st_mode
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{name} is a directory")
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{name} is not a regular file (a pipe or device): pipe it to standard input with -")
+    return path

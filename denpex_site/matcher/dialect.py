@@ -348,7 +348,7 @@ _PRINTABLE = frozenset(range(0x20, 0x7F))
 
 def _takes_any_text(p: Piece) -> bool:
     """A part that can take any printable text of more than one character ({any}, {text}, a broad {re:})."""
-    return p.chars is not None and _PRINTABLE <= p.chars and p.regex.endswith(("}", "+", "*"))
+    return p.chars is not None and p.chars >= _PRINTABLE and p.regex.endswith(("}", "+", "*"))
 
 
 def _check_one_wide(pieces: list[Piece]) -> None:

@@ -46,13 +46,22 @@ MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec"
 _ANSI_RE = re.compile(ANSI)
 
 
+PROGRESS = r"[0-9]{1,3}%\||[0-9.]{1,12}(?:it/s|s/it)\]"
+"""A progress bar (tqdm's ``45%|####``, ``3.99s/it]``): a carriage-return rewrite that is one does
+not hide the text it was written over."""
+
+_PROGRESS_RE = re.compile(PROGRESS)
+
+
 def clean_line(line: str) -> str:
-    """Strip ANSI codes and keep what a terminal would show after carriage-return rewrites."""
+    """Strip ANSI codes and keep what a terminal would show after carriage-return rewrites, except
+    that a progress bar written over a message keeps the message (the last part that is not one)."""
     if "\x1b" in line:
         line = _ANSI_RE.sub("", line)
     if "\r" in line:
         parts = [p for p in line.split("\r") if p]
-        line = parts[-1] if parts else ""
+        text = [p for p in parts if not _PROGRESS_RE.search(p)]
+        line = (text or parts or [""])[-1]
     return line
 
 

@@ -65,7 +65,9 @@ def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> 
         lines += ["", _paint(section, "bold", colour)]
         for number, f in enumerate(group, 1):
             role = _paint(f["role"], f["role"], colour)
-            lines.append(f"{number}. {safe(f['title'])}  [{role}, score {f['score']}, {f['count']} line(s)]")
+            lines.append(
+                f"{number}. {safe(f['title'])}  [{role}, score {f['score']}, matched {f['count']} time(s)]"
+            )
             lines.append(f"   {_where(f['first'])}")
             lines.append(f"   > {safe(f['first']['text'][:300])}")
             lines.append("   " + _paint(safe(f"{base_url}/failures/{f['id']}/"), "link", colour))

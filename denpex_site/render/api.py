@@ -12,7 +12,7 @@ from typing import Any
 from denpex_site.content.config import SiteConfig
 from denpex_site.content.model import SCHEMA_VERSION
 from denpex_site.matcher.bundle import BUNDLE_VERSION
-from denpex_site.matcher.normalise import ANSI, MASKS, RANK_PREFIXES, TIMESTAMPS
+from denpex_site.matcher.normalise import ANSI, MASKS, PROGRESS, RANK_PREFIXES, TIMESTAMPS
 from denpex_site.site.model import EntryPage, Site
 
 
@@ -67,6 +67,7 @@ def _head(site: Site) -> dict[str, Any]:
         "schema_version": BUNDLE_VERSION,
         "normalize": {
             "ansi": ANSI,
+            "progress": PROGRESS,
             "rank_prefixes": [{"name": n, "regex": r} for n, r in RANK_PREFIXES],
             "timestamps": [{"name": n, "regex": r} for n, r in TIMESTAMPS],
             "masks": [{"kind": k, "regex": r, "replacement": t} for k, r, t in MASKS],

@@ -100,8 +100,21 @@ def fence_languages(text: str) -> set[str]:
     return {_fence_language(info) for info in _FENCE_INFO.findall(text)}
 
 
+_REFUSED: list[str] = []
+"""Link targets markdown-it refused (javascript:, data:, vbscript:, file:) while rendering one text."""
+
+
 def _make_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "typographer": False, "highlight": _fence_highlight})
+    allowed = md.validateLink
+
+    def validate(url: str) -> bool:
+        ok = allowed(url)
+        if not ok:
+            _REFUSED.append(url)
+        return ok
+
+    md.validateLink = validate  # type: ignore[method-assign]
     md.enable(["table", "strikethrough"])
     md.use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify, permalink=True, permalinkSymbol="#")
     return md
@@ -177,8 +190,9 @@ def render(text: str, inline: bool = False) -> Rendered:
     if html is not None:
         return Rendered(html, (), ())
     env: dict[str, object] = {}
+    _REFUSED.clear()
     tokens = _MD.parseInline(text, env) if inline else _MD.parse(text, env)
-    links: list[str] = []
+    links: list[str] = list(_REFUSED)  # shown as text, and reported by the link check
     anchors: list[str] = []
     for tok in _walk(tokens):
         if tok.type == "link_open":

@@ -27,6 +27,13 @@ def _check_signatures(  # type: ignore[no-untyped-def]
     for i, log in enumerate(entry.logs):
         if log.file not in bundle.logs:
             report(("logs", i, "file"), f"log file '{log.file}' does not exist in {bundle.folder.name}/logs/")
+        elif len(bundle.logs[log.file]) > MAX_EXAMPLE_LOG:
+            size = len(bundle.logs[log.file]) // 1024
+            report(
+                ("logs", i, "file"),
+                f"example log '{log.file}' is {size:,} KiB: keep the lines that show the failure, "
+                f"at most {MAX_EXAMPLE_LOG // 1024} KiB (the page shows it whole)",
+            )
     for name in sorted(set(bundle.logs) - declared):
         report(("logs",), f"'{name}' is not described in logs (add its kind and origin)")
     lines = {name: normalize_lines(text) for name, text in bundle.logs.items()}
@@ -94,6 +101,8 @@ def _link_problem(
         return None
     if href.startswith("http://"):
         return f"link '{href}' must use https"
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", href):
+        return f"link '{href}' uses a scheme that is not allowed: only https:// and paths of this site"
     if href.startswith("#"):
         return None if href[1:] in own else f"link '{href}' points to no anchor on this page"
     if href.startswith("/"):
@@ -112,6 +121,10 @@ def _link_problem(
             return None
         return f"link '{href}' points to no page of this site"
     return f"link '{href}' must be https:// or an internal path such as /failures/<id>/"
+
+
+MAX_EXAMPLE_LOG = 256 * 1024
+"""Characters an example log may hold: it is shown whole on the entry page."""
 
 
 ROOT_CAUSE_RULE = (

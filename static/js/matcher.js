@@ -122,6 +122,7 @@ export function compileBundle(bundle) {
   return {
     entries: bundle.entries,
     ansi: new RegExp(norm.ansi, "g"),
+    progress: new RegExp(norm.progress),
     prefixes: norm.rank_prefixes.map((p) => new RegExp(p.regex, "u")),
     stamps: norm.timestamps.map((t) => new RegExp(t.regex, "u")),
     rules,
@@ -145,8 +146,11 @@ export function cleanLine(compiled, line) {
   if (line.includes("\x1b")) line = line.replace(compiled.ansi, "");
   if (line.length > MAX_LINE) line = line.slice(0, MAX_LINE);
   if (line.includes("\r")) {
+    // The last part a terminal shows, unless it is a progress bar written over a message.
     const parts = line.split("\r").filter((p) => p.length > 0);
-    line = parts.length ? parts[parts.length - 1] : "";
+    const text = parts.filter((p) => !compiled.progress.test(p));
+    const kept = text.length ? text : parts;
+    line = kept.length ? kept[kept.length - 1] : "";
   }
   return line;
 }
