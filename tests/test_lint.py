@@ -29,3 +29,12 @@ def test_eslint() -> None:
         [str(eslint), "static/js", "tests/js", "eslint.config.js"], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy() -> None:
+    """The type hints hold: mypy over the package, configured in pyproject.toml."""
+    mypy = shutil.which("mypy")
+    if mypy is None:
+        pytest.fail("mypy is required (pip install -e '.[test]')")
+    done = subprocess.run([mypy], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

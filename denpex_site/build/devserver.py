@@ -102,13 +102,13 @@ def _snapshot_handler() -> type:
     from livereload.handlers import StaticFileHandler
     from tornado import web
 
-    class SnapshotHandler(StaticFileHandler):  # type: ignore[misc]
+    class SnapshotHandler(StaticFileHandler):
         _data: bytes | None = None
 
         def validate_absolute_path(self, root: str, absolute_path: str) -> str | None:
             if "\0" in absolute_path:
                 raise web.HTTPError(400)
-            return super().validate_absolute_path(root, absolute_path)  # type: ignore[no-any-return]
+            return super().validate_absolute_path(root, absolute_path)
 
         def _bytes(self) -> bytes:
             if self._data is None:
@@ -122,7 +122,7 @@ def _snapshot_handler() -> type:
         def get_content_size(self) -> int:
             return len(self._bytes())
 
-        def get_content(self, abspath: str, start: int | None = None, end: int | None = None) -> bytes:  # type: ignore[override]
+        def get_content(self, abspath: str, start: int | None = None, end: int | None = None) -> bytes:
             return self._bytes()[start:end]
 
         def write_error(self, status_code: int, **kwargs: object) -> None:

@@ -7,11 +7,14 @@ import json
 import stat
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from denpex_site.cli.common import base_url, bundle_path, matcher_options
 from denpex_site.errors import InputError
 from denpex_site.terminal import safe
+
+if TYPE_CHECKING:
+    from denpex_site.matcher.diagnosis import Readable
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -38,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     for name in args.files:
         try:
             if name == "-":
-                diagnosis.add_stream(sys.stdin.buffer, "stdin")
+                diagnosis.add_stream(cast("Readable", sys.stdin.buffer), "stdin")
             else:
                 diagnosis.add_file(_regular_file(name), name)
         except (OSError, InputError) as exc:

@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, Protocol
 
 from denpex_site.matcher.bundle import BUNDLE_VERSION, rank_from_file_name
 from denpex_site.matcher.engine import MAX_LINE, TRACEBACK, Engine, Rule
@@ -151,12 +151,12 @@ class Diagnosis:
         self.files.append({"name": name, "rank": rank_from_file_name(name), "lines": 0, "skipped": None})
         return FileState(len(self.files) - 1, name)
 
-    def add_stream(self, stream: IO[bytes] | _BytesReader, name: str, size: int | None = None) -> None:
+    def add_stream(self, stream: Readable, name: str, size: int | None = None) -> None:
         """Read a binary stream in blocks into one reused buffer; only candidate lines are decoded.
 
         ``size``, when known, keeps the buffer no larger than the stream needs.
         """
-        stream = _Decoded(stream)
+        source = _Decoded(stream)
         state = self.open_file(name)
         info = self.files[state.index]
         block = CHUNK if size is None else max(min(CHUNK, size + 1), 1 << 16)
@@ -167,7 +167,7 @@ class Diagnosis:
         first = True
         skipping = False
         while True:
-            n = stream.readinto(view[filled : filled + block])
+            n = source.readinto(view[filled : filled + block])
             if not n:
                 break
             if first:
@@ -398,13 +398,19 @@ class _SortKey:
         return isinstance(other, _SortKey) and _compare(self.key, other.key) == 0
 
 
+class Readable(Protocol):
+    """What the matcher reads: a binary stream with ``readinto`` (files, stdin, in-memory bytes)."""
+
+    def readinto(self, target: memoryview, /) -> int: ...
+
+
 class _Decoded:
     """The bytes of a log as the matcher reads them: NUL bytes that open the file are dropped (a
     file preallocated before a crash), a UTF-8 byte-order mark is dropped, and a file that starts
     with a UTF-16 byte-order mark (PowerShell's ``>``) is decoded and read as UTF-8. Any other
     file is passed through untouched. static/js/matcher.js (``FileScan.push``) does the same."""
 
-    def __init__(self, stream: IO[bytes] | _BytesReader) -> None:
+    def __init__(self, stream: Readable) -> None:
         self.stream = stream
         self.pending = b""
         self.started = False

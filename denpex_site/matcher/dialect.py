@@ -25,10 +25,11 @@ import itertools
 import re
 
 # re._parser is the standard library's own regex parser; we walk its tree to vet raw regex.
-import re._constants as sre_c  # type: ignore[import-not-found]
-import re._parser as sre_parse  # type: ignore[import-not-found]
+import re._constants as sre_c
+import re._parser as sre_parse
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 MAX_REPEAT = 1000
 
@@ -229,19 +230,19 @@ def _raw_body(pattern: str, start: int) -> tuple[int, str]:
     raise PatternError("{re:...} is not closed", start + 1)
 
 
-def _class_source(items: list[tuple[object, object]]) -> str:
+def _class_source(items: list[tuple[Any, Any]]) -> str:
     parts = []
     negate = False
     for op, av in items:
         if op is sre_c.LITERAL:
-            parts.append(_class_char(int(av)))  # type: ignore[call-overload]
+            parts.append(_class_char(int(av)))
         elif op is sre_c.RANGE:
-            lo, hi = av  # type: ignore[misc]
+            lo, hi = av
             parts.append(_class_char(lo) + "-" + _class_char(hi))
         elif op is sre_c.NEGATE:
             negate = True
         elif op is sre_c.CATEGORY and av in _CATEGORY_CLASS:
-            parts.append(_CATEGORY_CLASS[av])  # type: ignore[index]
+            parts.append(_CATEGORY_CLASS[av])
         else:
             raise PatternError(
                 "in {re:...} a character class may hold ASCII characters, ranges, \\d, \\w and \\s"
@@ -275,28 +276,28 @@ def _raw_pieces(body: str, column: int) -> list[Piece]:
         raise PatternError(str(exc), column) from exc
 
 
-def _single_class(op: object, av: object) -> str | None:
+def _single_class(op: Any, av: Any) -> str | None:
     """Source of a class for a one-character item, or None if the item is not one character."""
     if op is sre_c.NOT_LITERAL:
-        return "[^" + _class_char(av) + "]"  # type: ignore[arg-type]
+        return "[^" + _class_char(av) + "]"
     if op is sre_c.ANY:
         return "[^\\n]"
     if op is sre_c.IN:
-        return _class_source(list(av))  # type: ignore[call-overload]
+        return _class_source(list(av))
     if op is sre_c.LITERAL:
-        return "[" + _class_char(av) + "]" if av < 128 else None  # type: ignore[operator, arg-type]
+        return "[" + _class_char(av) + "]" if av < 128 else None
     return None
 
 
-def _emit(items: list[tuple[object, object]], column: int) -> list[Piece]:
+def _emit(items: list[tuple[Any, Any]], column: int) -> list[Piece]:
     pieces: list[Piece] = []
     for op, av in items:
         if op is sre_c.LITERAL:
-            pieces.append(_lit(chr(av), column))  # type: ignore[arg-type]
+            pieces.append(_lit(chr(av), column))
         elif (one := _single_class(op, av)) is not None:
             pieces.append(_rep(one, 1, 1, column, variable=False))
         elif op in (sre_c.MAX_REPEAT, sre_c.POSSESSIVE_REPEAT, sre_c.MIN_REPEAT):
-            lo, hi, body = av  # type: ignore[misc]
+            lo, hi, body = av
             body = list(body)
             if op is not sre_c.MAX_REPEAT:
                 raise PatternError("lazy and possessive quantifiers are not allowed in {re:...}", column)
@@ -312,10 +313,10 @@ def _emit(items: list[tuple[object, object]], column: int) -> list[Piece]:
                 )
             pieces.append(_rep(cls, lo, hi, column, variable=lo != hi))
         elif op is sre_c.SUBPATTERN:
-            _group, _add, _del, sub = av  # type: ignore[misc]
+            _group, _add, _del, sub = av
             pieces.append(_group_piece([_emit(list(sub), column)], column))
         elif op is sre_c.BRANCH:
-            _, branches = av  # type: ignore[misc]
+            _, branches = av
             pieces.append(_group_piece([_emit(list(b), column) for b in branches], column))
         elif op in (sre_c.ASSERT, sre_c.ASSERT_NOT):
             raise PatternError("lookaround is not allowed in {re:...}", column)

@@ -19,7 +19,7 @@ from denpex_site.matcher.dialect import compile_regex
 from denpex_site.matcher.normalise import MONTHS, clean_line
 
 try:  # RE2 scans bytes in linear time, many times faster than `re` for one big alternation.
-    import re2  # type: ignore[import-not-found]
+    import re2
 except ImportError:  # pragma: no cover - exercised where google-re2 is missing
     re2 = None
 

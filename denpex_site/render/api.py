@@ -31,7 +31,7 @@ def entries_json(site: Site, config: SiteConfig) -> str:
         key = ("api", tuple(page.backlinks))
         if key not in page.cache:
             page.cache[key] = json.dumps(entry_data(page, config), sort_keys=True, ensure_ascii=False)
-        rows.append(page.cache[key])
+        rows.append(str(page.cache[key]))
     head = json.dumps(SCHEMA_VERSION)
     return (
         '{"entries": [\n' + ",\n".join(rows) + "\n],\n"
@@ -99,7 +99,7 @@ def signatures_json(site: Site) -> str:
                 json.dumps(r, sort_keys=True, ensure_ascii=False) for r in entry_signatures(page)
             )
         if page.cache["signatures"]:
-            rows.append(page.cache["signatures"])
+            rows.append(str(page.cache["signatures"]))
     head = json.dumps(_head(site), sort_keys=True, ensure_ascii=False, indent=1)
     # "signatures" sorts last: it closes the object, one signature per line.
     return head[:-2] + ',\n "signatures": [\n' + ",\n".join(rows) + "\n ]\n}\n"

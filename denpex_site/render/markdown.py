@@ -56,7 +56,8 @@ def _plain(ttype: _TokenType, blank: bool) -> bool:
     for style in _STYLES:
         if not style.styles_token(ttype):  # a lexer's own subtype: its class has no CSS rule
             continue
-        own, text = style.style_for_token(ttype), style.style_for_token(Text)
+        own: dict[str, object] = dict(style.style_for_token(ttype))
+        text: dict[str, object] = dict(style.style_for_token(Text))
         if any(own[k] != text[k] for k in (_BOX if blank else own)):
             return False
     return True

@@ -17,9 +17,7 @@ from denpex_site.site.fields import LINK_RE, field_key, markdown_fields
 from denpex_site.site.model import EntryPage
 
 
-def _check_signatures(  # type: ignore[no-untyped-def]
-    bundle: EntryFolder, report
-) -> tuple[list[Compiled | None], dict[str, frozenset[int]]]:
+def _check_signatures(bundle: EntryFolder, report) -> tuple[list[Compiled | None], dict[str, frozenset[int]]]:
     """Compile the signatures and check them against their logs; also returns, per log, the
     indexes of the lines that any of them matches (shown highlighted on the page)."""
     entry = bundle.entry

@@ -6,10 +6,11 @@ This is where the cross-references are checked: categories, systems, related and
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 
-from denpex_site.content.documents import Loc, dotted
+from denpex_site.content.documents import Document, LineMap, Loc, dotted
 from denpex_site.content.load import Content, EntryFolder
-from denpex_site.content.model import Entry
+from denpex_site.content.model import Category, Entry, System
 from denpex_site.errors import Problems
 from denpex_site.site.checks import _check_links, check_rejected, unknown
 from denpex_site.site.derive import Deriver, derive_all
@@ -111,13 +112,7 @@ def build_site(
         _link_relations(pages, content.broken, problems)
     ids = set(pages) | content.broken
     for doc in content.rejected:
-        check_rejected(
-            doc.data,
-            ids,
-            set(categories),
-            set(systems),
-            lambda loc, message, doc=doc: problems.add(doc.path, *doc.lines.at(loc), dotted(loc), message),
-        )
+        check_rejected(doc.data, ids, set(categories), set(systems), _reporter(doc, problems))
     return Site(root, categories, systems, pages, by_category, by_system, by_tag)
 
 
@@ -179,11 +174,20 @@ def _groups(pages: dict[str, EntryPage]) -> tuple[dict[str, list[str]], ...]:
     return dict(by_category), dict(by_system), dict(by_tag)
 
 
+def _reporter(doc: Document, problems: Problems) -> Callable[[Loc, str], None]:
+    def report(loc: Loc, message: str) -> None:
+        line, col = doc.lines.at(loc)
+        problems.add(doc.path, line, col, dotted(loc), message)
+
+    return report
+
+
 def _check_taxonomy_ids(content: Content, problems: Problems) -> None:
-    for name, items, lines in (
+    taxonomies: tuple[tuple[str, Sequence[Category | System], LineMap | None], ...] = (
         ("categories", content.categories, content.category_lines),
         ("systems", content.systems, content.system_lines),
-    ):
+    )
+    for name, items, lines in taxonomies:
         seen: set[str] = set()
         for i, item in enumerate(items):
             if item.id in seen and lines is not None:

@@ -104,7 +104,7 @@ class EntryPage:
 
     def anchors(self) -> set[str]:
         if "anchors" not in self.cache:
-            self.cache["anchors"] = self._anchors()  # type: ignore[assignment]
+            self.cache["anchors"] = self._anchors()
         return self.cache["anchors"]  # type: ignore[return-value]
 
     def _anchors(self) -> set[str]:
