@@ -479,3 +479,19 @@ def test_security_headers() -> None:
     assert netlify_headers("/failures/cuda-oom/")["Cache-Control"] == "public, max-age=0, must-revalidate"
     assert netlify_headers("/api/signatures.json")["Cross-Origin-Resource-Policy"] == "cross-origin"
     assert netlify_headers("/assets/js/site.0123456789.js")["Cache-Control"].endswith("immutable")
+
+
+@pytest.mark.parametrize("where", ["project", "interpreter", "pytest"])
+def test_example_logs_may_not_show_the_capturing_machine(project: Path, where: str) -> None:
+    """Example logs showed /work/main/... and /root/.pyenv/... of the machine that captured them."""
+    path = {
+        "project": str(project / "train.py"),
+        "interpreter": f"{sys.base_prefix}/lib/python3.11/site-packages/torch/nn/modules/module.py",
+        "pytest": "/tmp/pytest-of-root/pytest-3/test0/train.py",
+    }[where]
+    if where == "interpreter" and sys.base_prefix in ("/usr", "/usr/local"):
+        pytest.skip("a system interpreter's prefix is in every log")
+    log = project / "content/failures/demo-oom/logs/oom.log"
+    log.write_text(f'  File "{path}", line 3, in <module>\n' + log.read_text())
+    problems = problems_of(project)
+    assert len(problems) == 1 and "shows a path of the machine that captured it" in problems[0], problems

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from denpex_site.content.documents import Loc, dotted
@@ -25,6 +27,12 @@ def _check_signatures(bundle: EntryFolder, report) -> tuple[list[Compiled | None
     for i, log in enumerate(entry.logs):
         if log.file not in bundle.logs:
             report(("logs", i, "file"), f"log file '{log.file}' does not exist in {bundle.folder.name}/logs/")
+        elif leak := _machine_path(bundle.logs[log.file], bundle.folder.parents[2]):
+            report(
+                ("logs", i, "file"),
+                f"example log '{log.file}' shows a path of the machine that captured it ('{leak}'): "
+                "replace it with a neutral one such as /home/user/proj",
+            )
         elif len(bundle.logs[log.file]) > MAX_EXAMPLE_LOG:
             size = len(bundle.logs[log.file]) // 1024
             report(
@@ -119,6 +127,20 @@ def _link_problem(
             return None
         return f"link '{href}' points to no page of this site"
     return f"link '{href}' must be https:// or an internal path such as /failures/<id>/"
+
+
+def _machine_path(text: str, root: Path) -> str | None:
+    """The first path in ``text`` that belongs to the machine running the check: the project folder,
+    the interpreter's install prefix (unless a system one every log shows, like /usr), pytest's
+    temporary folders."""
+    prefixes = [str(root), "/tmp/pytest-of-"]
+    prefixes += [
+        p for p in {sys.prefix, sys.base_prefix} if p not in ("/usr", "/usr/local", "/") and len(p) > 4
+    ]
+    for prefix in prefixes:
+        if prefix in text:
+            return prefix
+    return None
 
 
 MAX_EXAMPLE_LOG = 256 * 1024
