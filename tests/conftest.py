@@ -10,6 +10,7 @@ import pytest
 from denpex_site.site.model import Site
 
 REPO = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 

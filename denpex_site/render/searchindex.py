@@ -4,7 +4,7 @@ Each entry's searchable fields (title, tags, quick answer, how people describe i
 observed lines, signatures, FAQ, mechanism) are cut into terms: lower-cased words, identifiers
 also in their parts (``ncclSystemError`` -> nccl, system, error; ``find_unused_parameters`` kept
 whole and in parts), stop words dropped, and a light suffix stemmer applied.
-static/js/search-rank.js cuts the query the same way (tests/test_search_rank.py keeps the two in
+static/js/search-rank.js cuts the query the same way (tests/render/test_search_rank.py keeps the two in
 step) and scores entries with BM25F:
 each field has its own weight and length normalisation, so a word in a title or a symptom counts
 for more than the same word deep in the mechanism.

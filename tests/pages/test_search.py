@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .browser import search_results
+from ..browser import search_results
+from ..conftest import TESTS
 from .test_browser import Watch, browser, site  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
 
-QUERIES = yaml.safe_load((Path(__file__).parent / "search_queries.yaml").read_text())["queries"]
+QUERIES = yaml.safe_load((TESTS / "search_queries.yaml").read_text())["queries"]
 
 
 @pytest.fixture(scope="module")

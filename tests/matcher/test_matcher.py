@@ -16,11 +16,11 @@ import pytest
 from denpex_site.matcher.diagnosis import Diagnosis, detect_wrap
 from denpex_site.matcher.engine import Engine
 
-from .conftest import FIXTURES, REPO
+from ..conftest import FIXTURES, REPO, TESTS
 
 NODE = shutil.which("node")
-RUNNER = Path(__file__).parent / "js" / "diagnose.mjs"
-LOGS = Path(__file__).parent / "logs"
+RUNNER = TESTS / "js" / "diagnose.mjs"
+LOGS = TESTS / "logs"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
 
 
@@ -54,7 +54,7 @@ def node_result(bundle: Path, files: list[Path]) -> dict:
 
 def example_logs() -> list[Path]:
     logs = sorted(REPO.glob("content/failures/*/logs/*.log"))
-    logs += sorted(LOGS.glob("*.log")) + sorted((Path(__file__).parent / "healthy").glob("*.log"))
+    logs += sorted(LOGS.glob("*.log")) + sorted((TESTS / "healthy").glob("*.log"))
     logs += sorted(FIXTURES.glob("*/logs/*.log"))
     return logs
 
@@ -99,7 +99,7 @@ def test_every_example_log_ranks_its_own_entry_first(bundle_path: Path) -> None:
 
 
 def test_healthy_logs_match_nothing(bundle_path: Path) -> None:
-    healthy = sorted((Path(__file__).parent / "healthy").glob("*.log"))
+    healthy = sorted((TESTS / "healthy").glob("*.log"))
     if not healthy:
         pytest.fail("tests/healthy/ holds no healthy training log")
     for log in healthy:
@@ -340,7 +340,7 @@ def test_rank_from_file_name(name: str, rank: int | None) -> None:
                 NODE,
                 "--input-type=module",
                 "-e",
-                f"import {{ rankFromFileName }} from '{(Path(__file__).parent.parent / 'static/js/matcher.js').as_uri()}';"
+                f"import {{ rankFromFileName }} from '{(REPO / 'static/js/matcher.js').as_uri()}';"
                 f"console.log(JSON.stringify(rankFromFileName({json.dumps(name)})))",
             ],
             capture_output=True,
@@ -350,9 +350,7 @@ def test_rank_from_file_name(name: str, rank: int | None) -> None:
         assert json.loads(js.stdout) == rank
 
 
-@pytest.mark.parametrize(
-    "script", sorted((Path(__file__).parent.parent / "static/js").glob("*.js")), ids=lambda p: p.name
-)
+@pytest.mark.parametrize("script", sorted((REPO / "static/js").glob("*.js")), ids=lambda p: p.name)
 def test_javascript_parses(script: Path, tmp_path: Path) -> None:
     """Every ES module of the site is valid JavaScript (a syntax error would break pages silently)."""
     if NODE is None:

@@ -12,7 +12,7 @@ import pytest
 from denpex_site.build.builder import Builder, check
 from denpex_site.errors import InvalidContent
 
-from .conftest import FIXTURES
+from ..conftest import FIXTURES
 
 CASES = sorted(p for p in (FIXTURES / "invalid").iterdir() if p.is_dir())
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from denpex_site.matcher.normalise import MASKS, mask
 
-REPO = Path(__file__).resolve().parent.parent
+from ..conftest import REPO
 
 CASES = [
     # (kind, text, what must be gone, what must remain)

@@ -21,8 +21,8 @@ from denpex_site.errors import InvalidContent
 from denpex_site.matcher.dialect import compile_pattern
 from denpex_site.site.model import Site
 
-from .conftest import REPO
-from .htmlcheck import check_html
+from ..conftest import REPO
+from ..htmlcheck import check_html
 
 # Read before any test builds the site (a build in the repository refreshes this file).
 

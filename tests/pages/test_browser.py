@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from .browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server
-from .conftest import REPO
+from ..browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server
+from ..conftest import REPO
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
@@ -19,8 +18,10 @@ from denpex_site.content.load import load_content
 from denpex_site.errors import Problems
 from denpex_site.render.searchindex import STOP_WORDS, build_index, field_terms, fields, stem, terms
 
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = Path(__file__).parent / "js" / "search-rank.mjs"
+from ..conftest import REPO, TESTS
+
+ROOT = REPO
+SCRIPT = TESTS / "js" / "search-rank.mjs"
 
 
 def node(payload: dict) -> object:
@@ -65,7 +66,7 @@ def test_browser_cuts_text_into_the_same_terms() -> None:
     texts = []
     for bundle in load_content(ROOT / "content", Problems(ROOT)).bundles:
         texts += fields(bundle.entry).values()
-    queries = yaml.safe_load((Path(__file__).parent / "search_queries.yaml").read_text())["queries"]
+    queries = yaml.safe_load((TESTS / "search_queries.yaml").read_text())["queries"]
     texts += [q["query"] for q in queries]
     texts += [
         "Über naïve ÇA",

@@ -1,7 +1,7 @@
 """The fixture site's whole output against a committed copy (tests/golden/), as Pelican's tests do.
 
 A template, a filter or a renderer change shows here as a diff of the pages it changes. When the
-change is intended: ``python -m pytest tests/test_golden.py --update-golden`` and commit the diff.
+change is intended: ``python -m pytest tests/build/test_golden.py --update-golden`` and commit the diff.
 Fingerprinted assets and Pagefind's index are left out (their names appear in the pages)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 from denpex_site.build.builder import Builder
 
-from .conftest import FIXTURES, REPO
+from ..conftest import FIXTURES, REPO, TESTS
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = TESTS / "golden"
 
 
 def golden_site(root: Path) -> Path:
@@ -45,7 +45,7 @@ def test_fixture_site_output_equals_the_golden_copy(tmp_path: Path, update_golde
             (GOLDEN / name).parent.mkdir(parents=True, exist_ok=True)
             (GOLDEN / name).write_bytes(data)
     want = tree(GOLDEN)
-    assert sorted(got) == sorted(want), "files differ: run pytest tests/test_golden.py --update-golden"
+    assert sorted(got) == sorted(want), "files differ: run pytest tests/build/test_golden.py --update-golden"
     for name in want:
         if got[name] != want[name]:
             diff = difflib.unified_diff(
@@ -57,5 +57,5 @@ def test_fixture_site_output_equals_the_golden_copy(tmp_path: Path, update_golde
                 n=2,
             )
             raise AssertionError(
-                "\n".join(list(diff)[:60]) + "\n(run pytest tests/test_golden.py --update-golden)"
+                "\n".join(list(diff)[:60]) + "\n(run pytest tests/build/test_golden.py --update-golden)"
             )

@@ -10,7 +10,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-BUILD = Path(__file__).resolve().parent.parent / "build.py"
+from ..conftest import REPO
+
+BUILD = REPO / "build.py"
 
 
 def free_port() -> int:

@@ -16,6 +16,8 @@ from denpex_site.build.builder import Builder, check, manifest
 from denpex_site.errors import InvalidContent, Problems
 from denpex_site.site.checks import ROOT_CAUSE_RULE
 
+from ..conftest import REPO
+
 ENTRY = "content/failures/demo-oom/entry.yaml"
 
 
@@ -313,7 +315,7 @@ def test_all_problems_in_all_files_in_one_run(project: Path) -> None:
 
 
 def test_scaffold_fails_until_filled(project: Path) -> None:
-    cli = [sys.executable, str(Path(__file__).parent.parent / "build.py"), "--root", str(project)]
+    cli = [sys.executable, str(REPO / "build.py"), "--root", str(project)]
     out = subprocess.run(
         [*cli, "new", "my-new-failure", "--category", "memory"], capture_output=True, text=True
     )
@@ -343,7 +345,7 @@ def test_scaffold_fails_until_filled(project: Path) -> None:
 
 def test_output_formats(project: Path) -> None:
     edit(project, "severity: critical", "severity: nope")
-    cli = [sys.executable, str(Path(__file__).parent.parent / "build.py"), "--root", str(project), "check"]
+    cli = [sys.executable, str(REPO / "build.py"), "--root", str(project), "check"]
     text = subprocess.run(cli, capture_output=True, text=True)
     assert text.returncode == 1 and text.stdout.startswith(f"{ENTRY}:4:11: severity: ")
     gh = subprocess.run([*cli, "--format", "github"], capture_output=True, text=True)
@@ -480,7 +482,7 @@ def test_check_reports_a_template_syntax_error(project: Path) -> None:
 def test_build_with_a_template_error_prints_one_line(project: Path) -> None:
     template = project / "templates/entry.html"
     template.write_text(template.read_text().replace("{{ e.title }}", "{{ e.titel }}", 1))
-    cli = [sys.executable, str(Path(__file__).parent.parent / "build.py"), "--root", str(project), "build"]
+    cli = [sys.executable, str(REPO / "build.py"), "--root", str(project), "build"]
     res = subprocess.run([*cli, "--no-index"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 2
     assert "Traceback" not in res.stderr and res.stderr.startswith("error: templates/entry.html:"), res.stderr
@@ -488,7 +490,7 @@ def test_build_with_a_template_error_prints_one_line(project: Path) -> None:
 
 
 def test_new_with_an_unknown_category_lists_the_valid_ones(project: Path) -> None:
-    cli = [sys.executable, str(Path(__file__).parent.parent / "build.py"), "--root", str(project)]
+    cli = [sys.executable, str(REPO / "build.py"), "--root", str(project)]
     res = subprocess.run(
         [*cli, "new", "some-failure", "--category", "memroy"], capture_output=True, text=True
     )
