@@ -157,3 +157,54 @@ def test_a_busy_port_is_one_line_and_unknown_urls_get_the_404_page(project: Path
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
+
+
+def _served(handler: type, folder: Path, race: bool) -> tuple[int | None, int, bytes]:
+    """Content-Length, body length and body of /big.json from ``handler``; with ``race`` the file is
+    replaced (as a rebuild does) right after the handler has taken its length."""
+    import asyncio
+    import os
+
+    from tornado import httpclient, httpserver, testing, web
+
+    class Racing(handler):  # type: ignore[misc, valid-type]
+        def get_content_size(self) -> int:
+            size = super().get_content_size()
+            if race:
+                new = folder / ".big.json.new"
+                new.write_bytes(b"b" * 50_000)
+                os.replace(new, folder / "big.json")
+            return size
+
+    async def fetch() -> httpclient.HTTPResponse:
+        app = web.Application([(r"/(.*)", Racing, {"path": str(folder)})])
+        server = httpserver.HTTPServer(app)
+        sock, port = testing.bind_unused_port()
+        server.add_sockets([sock])
+        try:
+            return await httpclient.AsyncHTTPClient().fetch(
+                f"http://127.0.0.1:{port}/big.json", raise_error=False
+            )
+        finally:
+            server.stop()
+
+    (folder / "big.json").write_bytes(b"a" * 100_000)
+    try:
+        response = asyncio.run(fetch())
+    except (httpclient.HTTPClientError, OSError):  # the server cut the response off
+        return None, -1, b""
+    length = response.headers.get("Content-Length")
+    return (int(length) if length else None), len(response.body or b""), response.body or b""
+
+
+def test_a_file_replaced_mid_request_is_sent_whole_as_it_was_read(tmp_path: Path) -> None:
+    """The dev server's handler sends the length and the bytes of one read of the file; Tornado's
+    own handler, given the same race, announces one file's length and sends another's bytes."""
+    from livereload.handlers import StaticFileHandler
+
+    from denpex_site.build.devserver import _snapshot_handler
+
+    length, size, body = _served(_snapshot_handler(), tmp_path, race=True)
+    assert length == size == 100_000 and body == b"a" * 100_000
+    old_length, old_size, _ = _served(StaticFileHandler, tmp_path, race=True)
+    assert old_size != 100_000 or old_length != old_size, "the race no longer shows on Tornado's handler"
