@@ -121,6 +121,13 @@ MASKS: list[tuple[str, str, str]] = [
         r"^([ ]{0,4})[A-Za-z][A-Za-z0-9_.-]{0,100}(:[0-9]{1,10}:[0-9]{1,10} \[[0-9]{1,5}\])",
         "$1<host>$2",
     ),
+    ("host-in-brackets", r"\[[A-Za-z][A-Za-z0-9.-]{0,253}\](:[0-9]{2,5})", "[<host>]$1"),
+    (
+        "host-after-label",
+        r"\b((?:host|hostname|HOST|HOSTNAME|Host|node|nodename|MASTER_ADDR|master_addr)[ ]{0,2}[=:][ ]{0,2}[\"']?)"
+        r"[A-Za-z][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,8}",
+        "$1<host>",
+    ),
     (
         "host-name",
         r"\b[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8}\.(?:com|net|org|io|ai|edu|gov|internal|local|lan|cluster"

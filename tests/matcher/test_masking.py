@@ -68,6 +68,18 @@ CASES = [
     ),
     ("host-name", "resolving myhost.mycorp.com failed", "myhost", "<host>"),
     (
+        "host-in-brackets",
+        "failed to connect to [myhost.mycorp]:29500 (errno: 110)",
+        "myhost",
+        "[<host>]:29500",
+    ),
+    (
+        "host-after-label",
+        "MASTER_ADDR=myhost.mycorp and hostname: login7.mycorp",
+        "mycorp",
+        "MASTER_ADDR=<host>",
+    ),
+    (
         "node-name",
         "job on dgx-a100-07 and login01 and gpu-node-17",
         "a100",
@@ -76,6 +88,8 @@ CASES = [
 ]
 
 KEPT = [
+    '  File "/usr/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1553, in _call_impl',
+    "[enforce fail at ../third_party/gloo/gloo/transport/tcp/pair.cc:446] op.preamble.length <= op.nbytes",
     "E1201 12:00:00.123456 1234 ProcessGroupNCCL.cpp:616] Watchdog caught collective operation timeout",
     "Epoch 3:  45%|####5     | 450/1000 [29:55<36:34,  3.99s/it, loss=2.31]",
     "2026-11-30 12:00:00,123 - INFO - step 10",
