@@ -495,3 +495,29 @@ def test_example_logs_may_not_show_the_capturing_machine(project: Path, where: s
     log.write_text(f'  File "{path}", line 3, in <module>\n' + log.read_text())
     problems = problems_of(project)
     assert len(problems) == 1 and "shows a path of the machine that captured it" in problems[0], problems
+
+
+def test_ctrl_c_is_one_line_without_traceback() -> None:
+    """Ctrl-C printed a traceback."""
+    import signal
+    import time
+
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "denpex_site",
+            "diagnose",
+            "--bundle",
+            str(REPO / "tests/golden/api/signatures.json"),
+            "-",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(3)  # reading standard input, which never ends
+    assert reader.poll() is None, reader.communicate()
+    reader.send_signal(signal.SIGINT)
+    _, err = reader.communicate(timeout=30)
+    assert reader.returncode == 130 and err == b"interrupted\n", (reader.returncode, err)

@@ -120,7 +120,7 @@ def test_no_response_is_cut_or_half_written_during_rebuilds(tmp_path: Path) -> N
             bad.append(f"{path}: not a whole page")
 
     try:
-        with ThreadPoolExecutor(max_workers=50) as pool:
+        with ThreadPoolExecutor(max_workers=200) as pool:
             for round_ in range(4):  # a bounded loop: 4 rebuilds, 200 requests during each
                 entry.write_text(
                     original.replace("severity: critical", f"severity: critical\n# round {round_}", 1)
