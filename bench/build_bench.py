@@ -59,10 +59,12 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from denpex_site.builder import Builder, pagefind_command  # noqa: E402
-from denpex_site.errors import BuildFailed, Problems  # noqa: E402
-from denpex_site.load import load_bundle, read_yaml  # noqa: E402
-from denpex_site.signatures import PatternError, compile_pattern  # noqa: E402
+from denpex_site.build.builder import Builder  # noqa: E402
+from denpex_site.build.pagefind import pagefind_command  # noqa: E402
+from denpex_site.content.documents import read_yaml  # noqa: E402
+from denpex_site.content.load import load_entry_folder  # noqa: E402
+from denpex_site.errors import InvalidContent, Problems  # noqa: E402
+from denpex_site.matcher.dialect import PatternError, compile_pattern  # noqa: E402
 
 DOC = REPO / "docs" / "benchmarks.md"
 SECTION = "## Site build"
@@ -182,7 +184,7 @@ def load_sources(root: Path) -> list[SourceEntry]:
     for folder in folders:
         problems = Problems(root)
         doc = read_yaml(folder / "entry.yaml", problems)
-        if load_bundle(folder, problems) is None or doc is None or not isinstance(doc.data, dict):
+        if load_entry_folder(folder, problems) is None or doc is None or not isinstance(doc.data, dict):
             log(f"warning: skipping source entry {folder.name}, it does not load:\n{problems.format()}")
             continue
         out.append(SourceEntry(folder.name, folder, doc.data))
@@ -673,7 +675,7 @@ def rebuild_times(project: Path, plan: Plan, edits: int) -> list[float]:
                 raise BenchError(f"the rebuild of {eid} did not update its page")
             log(f"  rebuild after editing {eid}: {times[-1] * 1000:.0f} ms")
         return times
-    except BuildFailed as exc:
+    except InvalidContent as exc:
         raise BenchError(f"in-process build failed:\n{exc.problems.format()}") from exc
     finally:
         shutil.rmtree(out, ignore_errors=True)

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from denpex_site.builder import Builder  # noqa: E402
+from denpex_site.build.builder import Builder  # noqa: E402
 from tests.browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server  # noqa: E402
 
 HEALTHY = [

@@ -30,7 +30,8 @@ from build_bench import Plan, load_sources, make_projects  # noqa: E402
 from diagnose_bench import replace_section  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from denpex_site.builder import Builder, index_site  # noqa: E402
+from denpex_site.build.builder import Builder  # noqa: E402
+from denpex_site.build.pagefind import index_site  # noqa: E402
 from tests.browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server  # noqa: E402
 
 QUERIES = [

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from diagnose_bench import replace_section  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from denpex_site.builder import Builder  # noqa: E402
+from denpex_site.build.builder import Builder  # noqa: E402
 from tests.browser import CHROMIUM_ARGS, CHROMIUM_PATH, search_results, static_server  # noqa: E402
 
 FILES = {"tests/search_queries.yaml": "test queries", "bench/search_heldout.yaml": "held-out queries"}

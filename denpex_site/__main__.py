@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from denpex_site.cli import main
 
 sys.exit(main())

@@ -49,7 +49,7 @@ class Forked(Generic[T]):
         self._proc.join()
         if isinstance(got, BaseException):
             raise got
-        return got  # type: ignore[no-any-return]
+        return got
 
     def cancel(self) -> None:
         """Stop the child (if it still runs) and release the pipe."""

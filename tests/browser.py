@@ -36,7 +36,7 @@ def netlify_headers(path: str) -> dict[str, str]:
     for rule in config.get("headers", []):
         pattern = rule["for"]
         if (
-            pattern == "/*"
+            pattern in ("/*", path)
             or (pattern.endswith("/*") and path.startswith(pattern[:-1]))
             or (pattern.startswith("/*.") and path.endswith(pattern[2:]))
         ):

@@ -7,8 +7,22 @@ from pathlib import Path
 
 import pytest
 
+from denpex_site.site.model import Site
+
 REPO = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden", action="store_true", help="rewrite tests/golden/ from the current output"
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
 
 
 @pytest.fixture
@@ -22,3 +36,24 @@ def project(tmp_path: Path) -> Path:
         shutil.copy(REPO / "content" / name, root / "content" / name)
     shutil.copytree(FIXTURES / "demo-oom", root / "content" / "failures" / "demo-oom")
     return root
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real content built once per test session, Pagefind index included: its output folder.
+
+    Tests read it and never write into it."""
+    from denpex_site.build.builder import Builder
+
+    out = tmp_path_factory.mktemp("real") / "site"
+    Builder(REPO, out).build()
+    return out
+
+
+@pytest.fixture(scope="session")
+def real_content() -> Site:
+    """The real content loaded, validated and linked once per test session (nothing written)."""
+    from denpex_site.build.assets import Paths
+    from denpex_site.build.builder import gather
+
+    return gather(Paths(REPO))[2]

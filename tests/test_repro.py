@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from denpex_site.builder import Paths, gather
-from denpex_site.bundle import signature_bundle
-from denpex_site.diagnose import Diagnosis, Engine
+from denpex_site.matcher.diagnosis import Diagnosis
+from denpex_site.matcher.engine import Engine
+from denpex_site.render.api import signature_bundle
+from denpex_site.site.model import Site
 
 from .conftest import REPO
 
@@ -63,10 +64,9 @@ def outputs() -> Iterator[dict[Path, Future[tuple[list[str], bytes]]]]:
 
 
 @pytest.fixture(scope="module")
-def engine() -> Engine:
+def engine(real_content: Site) -> Engine:
     """The matcher with the signatures of the content as it is now."""
-    _, _, site = gather(Paths(REPO))
-    return Engine(signature_bundle(site))
+    return Engine(signature_bundle(real_content))
 
 
 @pytest.mark.parametrize("repro", REPROS, ids=lambda p: p.parent.name)

@@ -8,6 +8,7 @@ const READ_BLOCK = 8 * 1024 * 1024;
 const READ_AHEAD = 3;
 let compiled = null;
 let ready = null;
+let masks = [];
 
 /** The bytes of ``file`` in pieces: read by a helper worker when the file is large, else streamed. */
 async function* pieces(file) {
@@ -76,7 +77,10 @@ onmessage = async (event) => {
           if (!r.ok) throw new Error(`could not load the signature bundle (${r.status})`);
           return r.json();
         })
-        .then((bundle) => { compiled = compileBundle(bundle); });
+        .then((bundle) => {
+          compiled = compileBundle(bundle);
+          masks = bundle.normalize.masks;
+        });
       await ready;
       postMessage({ type: "ready" });
       return;
@@ -87,7 +91,7 @@ onmessage = async (event) => {
     const state = { done: 0, before: 0, reported: 0, total: inputs.reduce((s, f) => s + f.size, 0) };
     for (const file of inputs) await scanFile(diagnosis, file, state);
     postMessage({ type: "progress", done: state.total, total: state.total });
-    postMessage({ type: "done", result: diagnosis.result() });
+    postMessage({ type: "done", result: diagnosis.result(), masks });
   } catch (error) {
     postMessage({ type: "error", message: String(error?.message ?? error) });
   }

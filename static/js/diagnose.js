@@ -1,6 +1,8 @@
 // The /diagnose/ page: hands pasted text or dropped files to the worker and shows the findings.
 // Nothing is uploaded: the worker reads the files locally; the only request is for the signature bundle.
 
+import { compileMasks, mask } from "./matcher.js";
+
 const $ = (id) => document.getElementById(id);
 const form = $("diagnose-form");
 const input = $("log-text");
@@ -21,26 +23,31 @@ const repoUrl = document.body.dataset.repo ?? results.dataset.repo;
 
 let worker = null;
 let lastResult = null;
+let masks = [];
 let chosen = [];
 
 const fmtBytes = (n) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : n < 1073741824 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1073741824).toFixed(2)} GiB`);
 
-export function mask(text) {
-  return text
-    .replace(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, "<email>")
-    .replace(/\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b/g, "<ip>")
-    .replace(/\b(?:[0-9a-fA-F]{1,4}:){2,7}[0-9a-fA-F]{1,4}\b/g, "<ip>")
-    .replace(/(\/(?:home|Users|scratch|data|mnt|users)\/)[^/\s:'"]+/g, "$1<user>")
-    .replace(/\b[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+\.(?:com|net|org|io|ai|edu|internal|local|lan|cluster)\b/gi, "<host>")
-    .replace(/\b(?:node|gpu|host|worker|compute|dgx|ip)-?[0-9][A-Za-z0-9-]*\b/g, "<host>");
-}
 
 function setState(state) {
   results.dataset.state = state;
 }
 
+/** The analysis stopped on an error: say so where the progress was, and allow a new try. */
+function fail(message) {
+  status.textContent = `The analysis failed: ${message}`;
+  setState("error");
+  cancel.disabled = true;
+}
+
 function newWorker() {
   const w = new Worker(new URL("./diagnose-worker.js", import.meta.url), { type: "module" });
+  // A worker whose script cannot load or throws outside a message handler reports here only.
+  w.onerror = (event) => {
+    event.preventDefault();
+    fail(`the matcher could not start (${event.message || "its script did not load"}). Reload the page to try again.`);
+    worker = null;
+  };
   w.postMessage({ type: "load", bundleUrl: "/api/signatures.json" });
   return w;
 }
@@ -64,11 +71,10 @@ function start(payload) {
       bar.value = data.done;
       status.textContent = `${fmtBytes(data.done)} of ${fmtBytes(data.total)} read`;
     } else if (data.type === "done") {
+      masks = compileMasks(data.masks);
       finish(data.result);
     } else if (data.type === "error") {
-      status.textContent = `The analysis failed: ${data.message}`;
-      setState("error");
-      cancel.disabled = true;
+      fail(data.message);
     }
   };
   worker.postMessage({ type: "run", ...payload });
@@ -114,7 +120,7 @@ function finish(result) {
     summary.textContent = `No known failure matched in ${result.lines.toLocaleString()} lines.`;
     empty.hidden = false;
     const lines = (input.value || "").split("\n").filter((l) => /error|exception|fail|abort|timeout|killed/i.test(l)).slice(0, 15);
-    const body = `An unrecognised failure. Masked lines from the log:\n\n\`\`\`\n${mask(lines.join("\n"))}\n\`\`\`\n`;
+    const body = `An unrecognised failure. Masked lines from the log:\n\n\`\`\`\n${mask(lines.join("\n"), masks)}\n\`\`\`\n`;
     $("propose-link").href = `${repoUrl}/issues/new?title=${encodeURIComponent("New failure: ")}&body=${encodeURIComponent(body)}`;
     setState("done");
     return;
@@ -154,7 +160,7 @@ function report(result) {
   const lines = ["# Training log diagnosis", ""];
   for (const f of result.findings) {
     lines.push(`- **${f.title}** (${f.role}, score ${f.score}): ${location.origin}/failures/${f.id}/`);
-    lines.push(`  - first at ${mask(where(f.first))}: \`${mask(f.first.text).slice(0, 300)}\``);
+    lines.push(`  - first at ${mask(where(f.first), masks)}: \`${mask(f.first.text, masks).slice(0, 300)}\``);
   }
   return lines.join("\n") + "\n";
 }

@@ -1,10 +1,10 @@
-// The log matcher core, the same algorithm as denpex_site/diagnose.py: both read the signature
+// The log matcher core, the same algorithm as denpex_site/matcher/diagnosis.py: both read the signature
 // bundle and give the same JSON. Pure ES module without DOM access: it runs in a Web Worker in the
 // browser and under Node. Bytes arrive in blocks; an Aho-Corasick automaton over the signatures'
 // anchors (literal words every match contains) finds the few candidate lines in the raw bytes, and
 // only those are decoded, cleaned and checked against each signature.
 
-export const SCHEMA_VERSION = 1;
+export const BUNDLE_VERSION = 1;
 const MAX_LINE = 65536;
 const MAX_CARRY = 4 * MAX_LINE;
 const MAX_TEXT = 2000;
@@ -115,13 +115,14 @@ function lineScanner(byteClass, step) {
 }
 
 export function compileBundle(bundle) {
-  if (bundle.schema_version !== SCHEMA_VERSION) throw new Error(`unsupported signature bundle version ${bundle.schema_version}`);
+  if (bundle.schema_version !== BUNDLE_VERSION) throw new Error(`unsupported signature bundle version ${bundle.schema_version}`);
   const norm = bundle.normalize;
   const rules = bundle.signatures.map((s) => ({ ...s, re: new RegExp(s.regex, "u") }));
   const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), TRACEBACK])];
   return {
     entries: bundle.entries,
     ansi: new RegExp(norm.ansi, "g"),
+    progress: new RegExp(norm.progress),
     prefixes: norm.rank_prefixes.map((p) => new RegExp(p.regex, "u")),
     stamps: norm.timestamps.map((t) => new RegExp(t.regex, "u")),
     rules,
@@ -129,13 +130,27 @@ export function compileBundle(bundle) {
   };
 }
 
+/** The bundle's masking table, compiled: what is hidden before a report leaves the machine. */
+export function compileMasks(masks) {
+  return masks.map((m) => ({ re: new RegExp(m.regex, "gm"), replacement: m.replacement }));
+}
+
+/** ``text`` with private details replaced by <kind> markers, as denpex_site.matcher.normalise.mask does. */
+export function mask(text, masks) {
+  for (const m of masks) text = text.replace(m.re, m.replacement);
+  return text;
+}
+
 /** Strip ANSI codes, cap the length and keep what a terminal shows after carriage returns. */
 export function cleanLine(compiled, line) {
   if (line.includes("\x1b")) line = line.replace(compiled.ansi, "");
   if (line.length > MAX_LINE) line = line.slice(0, MAX_LINE);
   if (line.includes("\r")) {
+    // The last part a terminal shows, unless it is a progress bar written over a message.
     const parts = line.split("\r").filter((p) => p.length > 0);
-    line = parts.length ? parts[parts.length - 1] : "";
+    const text = parts.filter((p) => !compiled.progress.test(p));
+    const kept = text.length ? text : parts;
+    line = kept.length ? kept[kept.length - 1] : "";
   }
   return line;
 }
@@ -307,7 +322,7 @@ export class Diagnosis {
     const initiating = lead
       ? { id: lead.id, file: lead.first.file, line: lead.first.line, began: lead.first.began, rank: lead.first.rank, time: lead.first.time }
       : null;
-    return { schema_version: SCHEMA_VERSION, files: this.files, lines: this.lines, findings, initiating, notes: this.notes };
+    return { schema_version: BUNDLE_VERSION, files: this.files, lines: this.lines, findings, initiating, notes: this.notes };
   }
 }
 
@@ -331,11 +346,46 @@ class FileScan {
     this.wrap = null;
     this.joined = null;
     this.joinedLine = 0;
+    this.started = false;
+    this.head = null;
+    this.utf16 = null;
+  }
+
+  /**
+   * The bytes of the log as the matcher reads them, as denpex_site/matcher/diagnosis.py (_Decoded)
+   * does: NUL bytes that open the file and a UTF-8 byte-order mark are dropped; a file that starts
+   * with a UTF-16 byte-order mark is decoded and read as UTF-8. Returns the bytes to scan.
+   */
+  decoded(bytes, final = false) {
+    if (this.utf16) return encoder.encode(this.utf16.decode(bytes, { stream: !final }));
+    if (this.started) return bytes;
+    let head = this.head ? concat(this.head, bytes) : bytes;
+    let skip = 0;
+    while (skip < head.length && head[skip] === 0) skip += 1;
+    head = head.subarray(skip);
+    if (!head.length && !final) return new Uint8Array(0);
+    if (head.length < 3 && !final) {
+      this.head = head.slice();
+      return new Uint8Array(0);
+    }
+    this.started = true;
+    this.head = null;
+    if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return head.subarray(3);
+    const le = head[0] === 0xff && head[1] === 0xfe;
+    if (le || (head[0] === 0xfe && head[1] === 0xff)) {
+      this.utf16 = new TextDecoder(le ? "utf-16le" : "utf-16be", { ignoreBOM: true });
+      return encoder.encode(this.utf16.decode(head.subarray(2), { stream: !final }));
+    }
+    return head;
   }
 
   /** Feed raw bytes (a Uint8Array the caller may reuse); returns false once the file is known to be binary. */
-  push(bytes) {
+  push(raw) {
     if (this.info.skipped) return false;
+    return this.pushDecoded(this.decoded(raw));
+  }
+
+  pushDecoded(bytes) {
     for (let at = 0; at < bytes.length; ) {
       if (this.fresh === BLOCK) {
         if (!this.checked && !this.inspect(false)) return false;
@@ -447,6 +497,8 @@ class FileScan {
   }
 
   end() {
+    const rest = this.decoded(new Uint8Array(0), true);
+    if (rest.length) this.pushDecoded(rest);
     if (!this.checked && !this.info.skipped && !this.inspect(true)) return;
     if (this.info.skipped) return;
     this.flush();
@@ -466,6 +518,13 @@ class FileScan {
 /** Keeps a leading byte-order mark, as Python's decoder does. */
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const encoder = new TextEncoder();
+
+function concat(a, b) {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
 
 function withNewline(bytes) {
   const out = new Uint8Array(bytes.length + 1);

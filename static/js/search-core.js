@@ -14,19 +14,23 @@ let loaded = null;
 const loose = (s) =>
   s.toLowerCase().replace(/\{[a-z]+\}/g, "0").replace(/[0-9]+(?:\.[0-9]+)?/g, "0").replace(/\s+/g, " ").trim();
 
-/** Load the signature bundle, the word index and Pagefind (once). */
+/** The JSON document at ``url``; a failed request is an error that names it. */
+async function getJson(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} could not be loaded (HTTP ${response.status})`);
+  return response.json();
+}
+
+/** Load the signature bundle, the word index and Pagefind (once; again after a failure). */
 export function load() {
   ready ??= Promise.all([
-    fetch("/api/signatures.json")
-      .then((r) => r.json())
+    getJson("/api/signatures.json")
       .then(compileBundle)
       .then((compiled) => {
         for (const rule of compiled.rules) rule.loose = loose(rule.pattern);
         return compiled;
       }),
-    fetch("/api/search.json")
-      .then((r) => r.json())
-      .then(prepareIndex),
+    getJson("/api/search.json").then(prepareIndex),
     // Without Pagefind (a build with --no-index) results come without excerpts.
     import("/pagefind/pagefind.js")
       .then(async (pf) => {
@@ -34,7 +38,13 @@ export function load() {
         return pf;
       })
       .catch(() => null),
-  ]).then(([compiled, index, pagefind]) => (loaded = { compiled, index, pagefind }));
+  ]).then(
+    ([compiled, index, pagefind]) => (loaded = { compiled, index, pagefind }),
+    (error) => {
+      ready = null;
+      throw error;
+    },
+  );
   return ready;
 }
 
@@ -147,13 +157,15 @@ export async function search(query, { filters = {}, limit = 10, onSignatures = n
   const symptom = (id) => markTerms(index.docs[index.number.get(id)].symptom, wanted, index.stop);
   const row = (id, excerpt) => result(compiled, id, excerpt || symptom(id));
   if (onSignatures && ranked.length) onSignatures([...out, ...ranked.map((r) => row(r.doc.id))]);
-  // Pagefind's excerpts for the pages that hold every word (Pagefind filters by category and
-  // severity; a page has one value of each).
-  const { system, ...single } = filters;
+  // Pagefind's excerpts for the pages that hold every word. The index carries no filters (Pagefind
+  // writes filter values in a different order on every run, so the build would not be
+  // reproducible): with filters chosen, more pages are read and those the filters drop are left out.
+  const filtered = Object.values(filters).some(Boolean);
   const words = fullTextQuery(q);
-  const found = pagefind && words ? await pagefind.search(words, { filters: single }) : { results: [] };
+  const found = pagefind && words ? await pagefind.search(words) : { results: [] };
   if (stale()) return out;
-  const pages = await Promise.all(found.results.slice(0, limit).map((r) => r.data()));
+  const read = await Promise.all(found.results.slice(0, filtered ? limit * 4 : limit).map((r) => r.data()));
+  const pages = read.filter((d) => keep(idOf(d.url))).slice(0, limit);
   const excerpts = new Map(pages.map((d) => [idOf(d.url), d.excerpt]));
   for (const r of ranked) out.push(row(r.doc.id, excerpts.get(r.doc.id)));
   // Pages Pagefind finds that hold no ranked word (a word in no ranked field) come last.

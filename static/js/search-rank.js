@@ -11,7 +11,7 @@ const APOSTROPHE = /(?<=[A-Za-z])['\u2019](?=[A-Za-z])/g;
 const SUFFIXES = [["ies", "y"], ["sses", "ss"], ["ing", ""], ["ed", ""], ["es", ""], ["s", ""]];
 const ALPHA = /^[a-z]+$/;
 
-/** The light stemmer of denpex_site.searchindex.stem. */
+/** The light stemmer of denpex_site.render.searchindex.stem. */
 export function stem(word) {
   if (word.length <= 3 || !ALPHA.test(word)) return word;
   const base = word;
@@ -31,7 +31,7 @@ export function stem(word) {
 /** ``ncclSystemError`` -> ["nccl", "system", "error"]. */
 export const splitIdentifier = (identifier) => (identifier.match(PART) ?? []).map((p) => p.toLowerCase());
 
-/** The terms of a text, as denpex_site.searchindex.terms cuts them. */
+/** The terms of a text, as denpex_site.render.searchindex.terms cuts them. */
 export function terms(text, stop) {
   text = text.replace(LINK_TARGET, "]").replace(APOSTROPHE, "");
   const term = (w) => (w.length < 2 || stop.has(w) ? null : stem(w));
@@ -70,7 +70,7 @@ export function rank(index, query, keep = () => true) {
     if (!rows) continue;
     const tf = new Map();
     for (const packed of rows) {
-      // entry * 256 + field * 16 + frequency (denpex_site.searchindex.posting)
+      // entry * 256 + field * 16 + frequency (denpex_site.render.searchindex.posting)
       const doc = packed >>> 8;
       const field = (packed >>> 4) & 15;
       const count = packed & 15;

@@ -50,6 +50,11 @@ async function run() {
     const onSignatures = (first) => mine === ticket && show(q, first);
     const results = q.trim() ? await search(q, { filters: chosen, limit: 20, onSignatures }) : [];
     if (mine === ticket) show(q, results);
+  } catch (error) {
+    if (mine === ticket) {
+      list.replaceChildren();
+      count.textContent = `Search is unavailable: ${error.message}. Reload the page to try again.`;
+    }
   } finally {
     running = false;
     if (again) {

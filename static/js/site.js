@@ -172,6 +172,14 @@ function headerSearch() {
         render(q, results);
         popup.dataset.state = "done";
       }
+    } catch (error) {
+      if (mine === ticket) {
+        const note = Object.assign(document.createElement("li"), { className: "search-more", textContent: `Search is unavailable: ${error.message}` });
+        popup.replaceChildren(note);
+        popup.hidden = false;
+        popup.dataset.state = "error";
+        status.textContent = note.textContent;
+      }
     } finally {
       running = false;
       run();

@@ -1,0 +1,1 @@
+"""Building: the builder (parallel, incremental), assets, output written atomically, Pagefind, dev server."""

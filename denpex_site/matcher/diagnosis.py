@@ -1,0 +1,480 @@
+"""The log matcher for terminals and CI: the same algorithm as static/js/matcher.js.
+
+Both read the signature bundle (``/api/signatures.json``) and produce the same JSON. A log is read
+in chunks of bytes, never whole, and only candidate lines found by the :class:`Engine` scan are
+decoded and matched.
+
+Diagnosis: every hit becomes evidence (file, line, rank, time, text). Hits are grouped into one
+finding per entry; a finding's role is the strongest role among its signatures (root-cause, then
+warning, then collateral). Findings are ranked by role, then by their earliest evidence (time when
+both lines have one, else file order and line), then by score, then by id. A hit inside a Python
+traceback also records the line where that traceback began.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from denpex_site.matcher.bundle import BUNDLE_VERSION, rank_from_file_name
+from denpex_site.matcher.engine import MAX_LINE, TRACEBACK, Engine, Rule
+
+CHUNK = 32 * 1024 * 1024
+
+
+MAX_CARRY = 4 * MAX_LINE
+"""Bytes of an unfinished line kept while reading; a longer line is cut there and skipped."""
+
+
+MAX_TEXT = 2000
+
+
+EVIDENCE_CAP = 20
+
+
+BINARY_SAMPLE = 8192
+
+
+WRAP_SAMPLE = 1 << 20
+
+
+WRAP_LINES = 4000
+"""Wrapping is detected on the first lines (at most this many) of the first MiB of a file."""
+
+
+TRACEBACK_BYTES = TRACEBACK.encode()
+
+
+SMALL = 1 << 20
+"""Chunks up to this size are scanned line by line with the signature set."""
+
+
+TRACEBACK_REACH = 400
+"""A hit at most this many lines after a traceback start is attributed to that traceback."""
+
+
+ROLE_ORDER = {"root-cause": 0, "warning": 1, "collateral": 2}
+
+
+Key = tuple[dict[str, Any], int]
+"""An evidence line with the index of its file: what the ordering compares."""
+
+
+@dataclass
+class Finding:
+    id: str
+    rules: dict[int, Rule] = field(default_factory=dict)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    count: int = 0
+    first: Key | None = None
+    first_root: Key | None = None
+
+
+_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 27))
+
+
+def looks_binary(sample: bytes) -> bool:
+    """More than 1% NUL bytes, or more than 5% other control bytes (tab, CR, LF, FF and ESC aside)."""
+    if not sample:
+        return False
+    nul = sample.count(0)
+    control = len(sample) - len(sample.translate(None, _CONTROL))
+    return nul * 100 > len(sample) or control * 20 > len(sample)
+
+
+@dataclass
+class FileState:
+    """What reading one file has to remember between chunks."""
+
+    index: int
+    name: str
+    tracebacks: dict[int | None, int] = field(default_factory=dict)
+    wrap: int | None = None
+    pending: str | None = None
+    pending_line: int = 0
+
+
+def detect_wrap(sample: bytes, complete: bool, ansi: re.Pattern[bytes]) -> int | None:
+    """The width a terminal or a paste wrapped this log at, or None.
+
+    Wrapped output has many different lines of exactly the same, greatest length (ANSI codes
+    aside): at least three, and at least 30% of the lines longer than three quarters of it; and
+    some shorter lines, where wrapped lines end.
+    """
+    lines = ansi.sub(b"", sample).decode("utf-8", "replace").split("\n")
+    lines = lines[:-1] if not complete or lines[-1] == "" else lines
+    lengths = [len(x) - 1 if x.endswith("\r") else len(x) for x in lines[:WRAP_LINES]]
+    if not lengths:
+        return None
+    widest = max(lengths)
+    at_width = [x for x, n in zip(lines, lengths, strict=False) if n == widest]
+    near = sum(1 for n in lengths if n * 4 >= widest * 3)
+    ends = sum(1 for n in lengths if 0 < n < widest)
+    if (
+        widest >= 60
+        and len(at_width) >= 3
+        and len(at_width) * 10 >= near * 3
+        and ends
+        and len(set(at_width)) >= 3
+    ):
+        return widest
+    return None
+
+
+class Diagnosis:
+    """Accumulates evidence over any number of logs; :meth:`result` ranks the findings."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.findings: dict[str, Finding] = {}
+        self.files: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+        self.lines = 0
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def add_text(self, text: str, name: str = "pasted log") -> None:
+        data = text.encode("utf-8")
+        self.add_stream(_BytesReader(data), name, len(data))
+
+    def add_file(self, path: Path, name: str | None = None) -> None:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            self.add_stream(fh, name or path.name, size if size > 0 else None)
+
+    def open_file(self, name: str) -> FileState:
+        """Register a file; feed its text with :meth:`scan_lines`."""
+        self.files.append({"name": name, "rank": rank_from_file_name(name), "lines": 0, "skipped": None})
+        return FileState(len(self.files) - 1, name)
+
+    def add_stream(self, stream: Readable, name: str, size: int | None = None) -> None:
+        """Read a binary stream in blocks into one reused buffer; only candidate lines are decoded.
+
+        ``size``, when known, keeps the buffer no larger than the stream needs.
+        """
+        source = _Decoded(stream)
+        state = self.open_file(name)
+        info = self.files[state.index]
+        block = CHUNK if size is None else max(min(CHUNK, size + 1), 1 << 16)
+        buf = bytearray(block + MAX_CARRY)
+        view = memoryview(buf)
+        filled = 0
+        line_no = 0
+        first = True
+        skipping = False
+        while True:
+            n = source.readinto(view[filled : filled + block])
+            if not n:
+                break
+            if first:
+                first = False
+                if looks_binary(bytes(view[: min(n, BINARY_SAMPLE)])):
+                    info["skipped"] = "binary"
+                    self.notes.append(f"{name}: looks like a binary file, not a text log; it was skipped.")
+                    return
+                state.wrap = detect_wrap(
+                    bytes(view[: min(n, WRAP_SAMPLE)]), n <= WRAP_SAMPLE, self.engine.ansi_bytes
+                )
+            end = filled + n
+            start = 0
+            if skipping:
+                nl = buf.find(b"\n", 0, end)
+                if nl < 0:
+                    filled = 0
+                    continue
+                start = nl + 1
+                line_no += 1
+                skipping = False
+            cut = buf.rfind(b"\n", start, end) + 1
+            if cut > start:
+                line_no = self.scan_lines(buf, start, cut, state, line_no)
+            else:
+                cut = start
+            tail = end - cut
+            if tail > MAX_CARRY:
+                # An endless line: look at its head once, then skip to the next newline.
+                head = bytes(view[cut : cut + MAX_CARRY]) + b"\n"
+                self.scan_lines(head, 0, len(head), state, line_no)
+                self.notes.append(
+                    f"{name}: line {line_no + 1} is longer than {MAX_CARRY // 1024} KiB; only its start was read."
+                )
+                skipping = True
+                tail = 0
+            buf[:tail] = view[cut : cut + tail]
+            filled = tail
+        view.release()
+        if skipping:
+            line_no += 1
+        elif filled:
+            last = bytes(buf[:filled]) + b"\n"
+            line_no = self.scan_lines(last, 0, len(last), state, line_no)
+        self.finish_file(state)
+        info["lines"] = line_no
+        self.lines += line_no
+
+    def finish_file(self, state: FileState) -> None:
+        if state.pending is not None:
+            self._check_line(state.pending, state, state.pending_line)
+            state.pending = None
+
+    def scan_lines(self, buf: bytes | bytearray, start: int, end: int, state: FileState, base: int) -> int:
+        """Scan ``buf[start:end]``, whole lines ending with a newline, that follow line ``base``.
+
+        Returns the number of the last line.
+        """
+        engine = self.engine
+        if buf.find(b"\x1b", start, end) >= 0:
+            buf = engine.ansi_bytes.sub(b"", bytes(buf[start:end]))
+            start, end = 0, len(buf)
+        if state.wrap is not None:
+            return self._scan_wrapped(bytes(buf[start:end]), state, base)
+        if engine.rule_set is not None and end - start <= SMALL:
+            return self._scan_small(bytes(buf[start:end]), state, base)
+        search = engine.scan_re.search
+        line_no = base
+        counted_to = start
+        pos = start
+        while pos < end:
+            m = search(buf, pos, end)
+            if m is None:
+                break
+            first = buf.rfind(b"\n", start, m.start()) + 1 or start
+            stop = buf.find(b"\n", m.start(), end)
+            line_no += buf.count(b"\n", counted_to, first) + 1
+            self._check_line(bytes(buf[first:stop]).decode("utf-8", "replace"), state, line_no)
+            counted_to = pos = stop + 1
+        return line_no + buf.count(b"\n", counted_to, end)
+
+    def _scan_small(self, chunk: bytes, state: FileState, base: int) -> int:
+        """A short chunk: ask the signature set about each line (cheaper than one big scan)."""
+        match = self.engine.rule_set.Match  # type: ignore[union-attr]
+        line_no = base
+        for raw in chunk.split(b"\n")[:-1]:
+            line_no += 1
+            if TRACEBACK_BYTES in raw or match(raw):
+                self._check_line(raw.decode("utf-8", "replace"), state, line_no)
+        return line_no
+
+    def _scan_wrapped(self, chunk: bytes, state: FileState, base: int) -> int:
+        """The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each."""
+        line_no = base
+        for raw in chunk.decode("utf-8", "replace").split("\n")[:-1]:
+            line_no += 1
+            bare = raw[:-1] if raw.endswith("\r") else raw
+            wrapped = len(bare) == state.wrap
+            piece = bare if wrapped else raw
+            if state.pending is None:
+                state.pending, state.pending_line = piece, line_no
+            elif len(state.pending) < MAX_LINE:
+                state.pending += piece
+            if not wrapped:
+                self._check_line(state.pending, state, state.pending_line)
+                state.pending = None
+        return line_no
+
+    def _check_line(self, raw: str, state: FileState, line_no: int) -> None:
+        engine = self.engine
+        line = engine.clean(raw)
+        parsed: tuple[int | None, str] | None = None
+        file_index, name, tracebacks = state.index, state.name, state.tracebacks
+        file_rank = self.files[file_index]["rank"]
+        if TRACEBACK in line:
+            rank, _ = engine.prefix(line)
+            tracebacks[rank if rank is not None else file_rank] = line_no
+        for rule in engine.candidates(line):
+            if rule.anchor not in line:
+                continue
+            m = rule.regex.search(line)
+            if m is None:
+                continue
+            if parsed is None:
+                parsed = engine.prefix(line)
+            rank = parsed[0] if parsed[0] is not None else file_rank
+            began = tracebacks.get(rank)
+            evidence = {
+                "file": name,
+                "line": line_no,
+                "began": began if began is not None and line_no - began <= TRACEBACK_REACH else None,
+                "rank": rank,
+                "time": engine.stamp(parsed[1]),
+                "role": rule.role,
+                "signature": rule.index,
+                "text": line[:MAX_TEXT],
+                "matched": m.group(0)[:MAX_TEXT],
+            }
+            self._record(rule, evidence, file_index)
+
+    def _record(self, rule: Rule, evidence: dict[str, Any], file_index: int) -> None:
+        finding = self.findings.get(rule.entry)
+        if finding is None:
+            finding = self.findings[rule.entry] = Finding(rule.entry)
+        key = (evidence, file_index)
+        finding.count += 1
+        finding.rules[rule.index] = rule
+        if len(finding.evidence) < EVIDENCE_CAP:
+            finding.evidence.append(evidence)
+        if finding.first is None or _compare(key, finding.first) < 0:
+            finding.first = key
+        if rule.role == "root-cause" and (
+            finding.first_root is None or _compare(key, finding.first_root) < 0
+        ):
+            finding.first_root = key
+
+    # -- result ---------------------------------------------------------------------------------
+
+    def result(self) -> dict[str, Any]:
+        rows = []
+        for f in self.findings.values():
+            meta = self.engine.entries[f.id]
+            roles = {r.role for r in f.rules.values()}
+            role = min(roles, key=ROLE_ORDER.__getitem__)
+            lead_key = f.first_root or f.first
+            assert lead_key is not None
+            rows.append(
+                (
+                    lead_key,
+                    {
+                        "id": f.id,
+                        "title": meta["title"],
+                        "category": meta["category"],
+                        "severity": meta["severity"],
+                        "role": role,
+                        "score": round(sum(r.weight for r in f.rules.values()), 2),
+                        "count": f.count,
+                        "signatures": sorted(f.rules),
+                        "first": lead_key[0],
+                        "evidence": f.evidence,
+                    },
+                )
+            )
+        rows.sort(key=lambda kv: (ROLE_ORDER[kv[1]["role"]], _SortKey(kv[0]), -kv[1]["score"], kv[1]["id"]))
+        findings = [row for _, row in rows]
+        lead = next((f for f in findings if f["role"] == "root-cause"), None)
+        initiating = None
+        if lead is not None:
+            ev = lead["first"]
+            initiating = {
+                "id": lead["id"],
+                "file": ev["file"],
+                "line": ev["line"],
+                "began": ev["began"],
+                "rank": ev["rank"],
+                "time": ev["time"],
+            }
+        return {
+            "schema_version": BUNDLE_VERSION,
+            "files": self.files,
+            "lines": self.lines,
+            "findings": findings,
+            "initiating": initiating,
+            "notes": self.notes,
+        }
+
+
+def _compare(a: Key, b: Key) -> int:
+    """Order two evidence lines: by time when both have one, else by file order, then line."""
+    ta, tb = a[0]["time"], b[0]["time"]
+    if ta and tb and ta != tb:
+        return -1 if ta < tb else 1
+    if a[1] != b[1]:
+        return -1 if a[1] < b[1] else 1
+    return (a[0]["line"] > b[0]["line"]) - (a[0]["line"] < b[0]["line"])
+
+
+class _SortKey:
+    __slots__ = ("key",)
+
+    def __init__(self, key: Key) -> None:
+        self.key = key
+
+    def __lt__(self, other: _SortKey) -> bool:
+        return _compare(self.key, other.key) < 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SortKey) and _compare(self.key, other.key) == 0
+
+
+class Readable(Protocol):
+    """What the matcher reads: a binary stream with ``readinto`` (files, stdin, in-memory bytes)."""
+
+    def readinto(self, target: memoryview, /) -> int: ...
+
+
+class _Decoded:
+    """The bytes of a log as the matcher reads them: NUL bytes that open the file are dropped (a
+    file preallocated before a crash), a UTF-8 byte-order mark is dropped, and a file that starts
+    with a UTF-16 byte-order mark (PowerShell's ``>``) is decoded and read as UTF-8. Any other
+    file is passed through untouched. static/js/matcher.js (``FileScan.push``) does the same."""
+
+    def __init__(self, stream: Readable) -> None:
+        self.stream = stream
+        self.pending = b""
+        self.started = False
+        self.decoder: codecs.IncrementalDecoder | None = None
+        self.done = False
+
+    def _start(self, size: int) -> None:
+        head = b""
+        while True:  # the leading NUL bytes, however many blocks they fill
+            block = self._read(size)
+            head = block.lstrip(b"\0") if not head else head + block
+            if head or not block:
+                break
+        while len(head) < 3 and head and (block := self._read(size)):
+            head += block  # a BOM split across reads
+        if head.startswith(codecs.BOM_UTF8):
+            head = head[3:]
+        elif head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            name = "utf-16-le" if head.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
+            self.decoder = codecs.getincrementaldecoder(name)("replace")
+            head = self.decoder.decode(head[2:]).encode("utf-8")
+        self.pending = head
+        self.started = True
+
+    def _read(self, size: int) -> bytes:
+        buf = bytearray(size)
+        n = self.stream.readinto(memoryview(buf))
+        return bytes(buf[:n])
+
+    def readinto(self, target: memoryview) -> int:
+        """Fill ``target`` as a file would (whole unless the log ends), so the first block the
+        matcher inspects is as large as without this layer."""
+        if not self.started:
+            self._start(min(len(target), 1 << 16))
+        n = min(len(self.pending), len(target))
+        target[:n] = self.pending[:n]
+        self.pending = self.pending[n:]
+        while n < len(target) and not self.done:
+            if self.decoder is None:
+                got = self.stream.readinto(target[n:])
+                self.done = not got
+                n += got
+                continue
+            raw = self._read(min(len(target) - n, 1 << 20))
+            self.done = not raw
+            text = self.decoder.decode(raw, final=self.done).encode("utf-8")
+            take = min(len(text), len(target) - n)
+            target[n : n + take] = text[:take]
+            self.pending = text[take:]
+            n += take
+            if self.pending:
+                break
+        return n
+
+
+class _BytesReader:
+    """``readinto`` over bytes already in memory (pasted text)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def readinto(self, target: memoryview) -> int:
+        out = self.data[self.pos : self.pos + len(target)]
+        target[: len(out)] = out
+        self.pos += len(out)
+        return len(out)

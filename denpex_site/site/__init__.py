@@ -1,0 +1,1 @@
+"""The Site: entries derived (Markdown, signatures), linked (taxonomies, backlinks) and checked."""
