@@ -42,8 +42,14 @@ def main():
         print(f"plain checkpoint done, grad {x.grad.tolist()}", flush=True)
         return 0
 
-    cfg = LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=128,
-                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4)
+    cfg = LlamaConfig(
+        vocab_size=128,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+    )
     model = LlamaForCausalLM(cfg)
     kwargs = {"use_reentrant": False} if args.fixed else {}
     model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
@@ -63,8 +69,11 @@ def main():
     issued = len(ours)
     if ours:  # print the first one the way Python would have
         warnings.showwarning(ours[0].message, ours[0].category, ours[0].filename, ours[0].lineno)
-    print(f"use_reentrant warning issued {issued} times in 3 steps "
-          f"({cfg.num_hidden_layers} checkpointed layers)", flush=True)
+    print(
+        f"use_reentrant warning issued {issued} times in 3 steps "
+        f"({cfg.num_hidden_layers} checkpointed layers)",
+        flush=True,
+    )
     return 0
 
 

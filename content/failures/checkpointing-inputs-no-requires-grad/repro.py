@@ -72,8 +72,8 @@ def main():
 
     if args.unused_input:
         frozen = nn.Linear(16, 16).requires_grad_(False)
-        h = torch.randn(4, 16)                            # hidden states that do not require grad
-        gate = torch.zeros(4, 16, requires_grad=True)     # a trainable tensor the block ignores
+        h = torch.randn(4, 16)  # hidden states that do not require grad
+        gate = torch.zeros(4, 16, requires_grad=True)  # a trainable tensor the block ignores
         out = checkpoint(lambda x, g: frozen(x), h, gate, use_reentrant=True)
         print(f"checkpoint output requires_grad={out.requires_grad}", flush=True)
         out.sum().backward()
@@ -101,8 +101,11 @@ def main():
         adapter = [n for n, q in model.named_parameters() if "lora_" in n]
         missing = [n for n in adapter if model.get_parameter(n).grad is None]
         head = model.score.weight.grad.norm().item()
-        print(f"step {step}: loss={loss.item():.4f} head grad norm={head:.4f} "
-              f"adapter params without grad: {len(missing)}/{len(adapter)}", flush=True)
+        print(
+            f"step {step}: loss={loss.item():.4f} head grad norm={head:.4f} "
+            f"adapter params without grad: {len(missing)}/{len(adapter)}",
+            flush=True,
+        )
         opt.step()
         opt.zero_grad(set_to_none=True)
 

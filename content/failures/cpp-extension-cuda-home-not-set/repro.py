@@ -63,8 +63,10 @@ def check():
     import torch
     import torch.utils.cpp_extension as ce
 
-    print(f"torch {torch.__version__}  torch.version.cuda={torch.version.cuda}  "
-          f"built with CUDA: {torch.cuda._is_compiled()}")
+    print(
+        f"torch {torch.__version__}  torch.version.cuda={torch.version.cuda}  "
+        f"built with CUDA: {torch.cuda._is_compiled()}"
+    )
     print(f"CUDA_HOME env={os.environ.get('CUDA_HOME')!r}  CUDA_PATH env={os.environ.get('CUDA_PATH')!r}")
     print(f"cpp_extension.CUDA_HOME={ce.CUDA_HOME!r}")
     nvcc = shutil.which("nvcc")
@@ -94,8 +96,13 @@ def main():
         with open(os.path.join(d, "setup.py"), "w") as f:
             f.write(SETUP.format(cls=cls))
         print(f"$ python setup.py build_ext --inplace   ({cls}, add_kernel.cu)", flush=True)
-        proc = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=d,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.run(
+            [sys.executable, "setup.py", "build_ext", "--inplace"],
+            cwd=d,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         print(proc.stdout.replace(d, "/home/user/add_kernel"), end="")
         sys.exit(proc.returncode)
 

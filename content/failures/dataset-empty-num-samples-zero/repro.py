@@ -27,7 +27,9 @@ from torch.utils.data import DataLoader, Dataset
 
 class FolderDataset(Dataset):
     def __init__(self, root, patterns):
-        self.files = sorted(f for p in patterns for f in glob.glob(os.path.join(root, "**", p), recursive=True))
+        self.files = sorted(
+            f for p in patterns for f in glob.glob(os.path.join(root, "**", p), recursive=True)
+        )
 
     def __len__(self):
         return len(self.files)

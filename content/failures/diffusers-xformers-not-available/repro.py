@@ -2,9 +2,9 @@
 import argparse
 import logging
 
-from packaging import version
 from diffusers import UNet2DConditionModel
 from diffusers.utils.import_utils import is_xformers_available
+from packaging import version
 
 logging.basicConfig(format="%(asctime)s - %(levelname)s - %(name)s - %(message)s", level=logging.INFO)
 logger = logging.getLogger(__name__)
@@ -15,9 +15,15 @@ parser.add_argument("--direct", action="store_true", help="call the model method
 args = parser.parse_args()
 
 unet = UNet2DConditionModel(
-    sample_size=8, in_channels=4, out_channels=4, layers_per_block=1,
-    block_out_channels=(32, 64), down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
-    up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"), cross_attention_dim=32, attention_head_dim=8,
+    sample_size=8,
+    in_channels=4,
+    out_channels=4,
+    layers_per_block=1,
+    block_out_channels=(32, 64),
+    down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+    up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
+    cross_attention_dim=32,
+    attention_head_dim=8,
 )
 logger.info("UNet loaded")
 

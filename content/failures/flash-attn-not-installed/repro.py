@@ -31,8 +31,14 @@ def main():
     attn = "flash_attention_2"
     if args.fallback and not (has_flash_attn and torch.cuda.is_available()):
         attn = "sdpa"
-    cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=4)
+    cfg = LlamaConfig(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+    )
     model = AutoModelForCausalLM.from_config(cfg, attn_implementation=attn)
     print(f"model built with attn_implementation={model.config._attn_implementation}")
 

@@ -80,15 +80,27 @@ def main():
         if args.module_wrap_policy:
             policy = ModuleWrapPolicy({LoraBlock})
         if args.adapter_units:
+
             def leaf_with_trainable_weight(m):
-                return (len(list(m.children())) == 0 and getattr(m, "weight", None) is not None
-                        and m.weight.requires_grad)
-            policy = functools.partial(_or_policy, policies=[
-                functools.partial(lambda_auto_wrap_policy, lambda_fn=leaf_with_trainable_weight),
-                policy,
-            ])
-        model = FSDP(model, auto_wrap_policy=policy, device_id=torch.device("cpu"),
-                     use_orig_params=args.use_orig_params)
+                return (
+                    len(list(m.children())) == 0
+                    and getattr(m, "weight", None) is not None
+                    and m.weight.requires_grad
+                )
+
+            policy = functools.partial(
+                _or_policy,
+                policies=[
+                    functools.partial(lambda_auto_wrap_policy, lambda_fn=leaf_with_trainable_weight),
+                    policy,
+                ],
+            )
+        model = FSDP(
+            model,
+            auto_wrap_policy=policy,
+            device_id=torch.device("cpu"),
+            use_orig_params=args.use_orig_params,
+        )
 
     opt = torch.optim.SGD([q for q in model.parameters() if q.requires_grad], lr=0.1)
     for step in range(2):

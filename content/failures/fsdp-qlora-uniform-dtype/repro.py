@@ -31,7 +31,7 @@ class LoraBlock(nn.Module):
         super().__init__()
         self.base = nn.Linear(16, 16, bias=False).to(base_dtype)
         self.base.weight.requires_grad_(False)
-        self.lora_a = nn.Linear(16, 4, bias=False)   # adapters are created in fp32 by default
+        self.lora_a = nn.Linear(16, 4, bias=False)  # adapters are created in fp32 by default
         self.lora_b = nn.Linear(4, 16, bias=False)
 
 

@@ -54,8 +54,14 @@ def main():
     if args.custom_module:
         model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))
     else:
-        cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                          num_attention_heads=4, num_key_value_heads=4)
+        cfg = LlamaConfig(
+            vocab_size=64,
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=4,
+        )
         model = LlamaForCausalLM(cfg)
     print("model._no_split_modules =", getattr(model, "_no_split_modules", None), flush=True)
     print("FSDP_TRANSFORMER_CLS_TO_WRAP =", repr(os.environ.get("FSDP_TRANSFORMER_CLS_TO_WRAP")), flush=True)
@@ -66,7 +72,9 @@ def main():
     policy = plugin.auto_wrap_policy
     classes = getattr(policy, "keywords", {}).get("transformer_layer_cls", set()) if policy else set()
     wrapped = [n for n, m in model.named_modules() if type(m) in classes]
-    print(f"auto-wrap classes: {sorted(c.__name__ for c in classes)}; FSDP units besides the root: {len(wrapped)}")
+    print(
+        f"auto-wrap classes: {sorted(c.__name__ for c in classes)}; FSDP units besides the root: {len(wrapped)}"
+    )
 
 
 if __name__ == "__main__":

@@ -27,8 +27,11 @@ import sys
 import huggingface_hub
 
 LEGACY = {
-    "cached_download": "0.26.0", "url_to_filename": "0.26.0", "filename_to_url": "0.26.0",
-    "HfFolder": "1.0", "Repository": "1.0",
+    "cached_download": "0.26.0",
+    "url_to_filename": "0.26.0",
+    "filename_to_url": "0.26.0",
+    "HfFolder": "1.0",
+    "Repository": "1.0",
 }
 
 
@@ -48,8 +51,12 @@ def main():
         from huggingface_hub import hf_hub_download
 
         params = inspect.signature(hf_hub_download).parameters
-        call = dict(repo_id="runwayml/stable-diffusion-v1-5", filename="model_index.json",
-                    revision="main", cache_dir=None)
+        call = dict(
+            repo_id="runwayml/stable-diffusion-v1-5",
+            filename="model_index.json",
+            revision="main",
+            cache_dir=None,
+        )
         assert all(k in params for k in call), params
         print("hf_hub_download(" + ", ".join(f"{k}={v!r}" for k, v in call.items()) + ") accepted")
         return

@@ -24,8 +24,8 @@ Every variant except --fixed exits with code 1 on Lightning 2.x.
 import argparse
 import sys
 
-import torch
 import pytorch_lightning as pl
+import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 
@@ -66,10 +66,16 @@ def main():
     g.add_argument("--fixed", action="store_true")
     args = p.parse_args()
     print(f"pytorch_lightning {pl.__version__}, torch {torch.__version__}", flush=True)
-    common = dict(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
-                  enable_model_summary=False)
+    common = dict(
+        max_epochs=1,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
     if args.imp:
         from pytorch_lightning.utilities.distributed import rank_zero_only  # noqa: F401
+
         return
     if args.resume:
         pl.Trainer(resume_from_checkpoint="last.ckpt", **common)

@@ -33,8 +33,14 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 
-OFFLOAD_MAP = {"model.embed_tokens": "cpu", "model.layers.0": "cpu", "model.layers.1": "disk",
-               "model.norm": "cpu", "model.rotary_emb": "cpu", "lm_head": "cpu"}
+OFFLOAD_MAP = {
+    "model.embed_tokens": "cpu",
+    "model.layers.0": "cpu",
+    "model.layers.1": "disk",
+    "model.norm": "cpu",
+    "model.rotary_emb": "cpu",
+    "lm_head": "cpu",
+}
 
 
 def meta_params(model):
@@ -51,8 +57,14 @@ def main():
     args = p.parse_args()
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=128,
-                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4)
+    cfg = LlamaConfig(
+        vocab_size=128,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "tiny-llama"
         LlamaForCausalLM(cfg).save_pretrained(folder)
@@ -71,8 +83,9 @@ def main():
             print("no parameter on meta; model moved", flush=True)
             return 0
 
-        model = AutoModelForCausalLM.from_pretrained(folder, device_map=OFFLOAD_MAP,
-                                                     offload_folder=str(Path(tmp) / "offload"))
+        model = AutoModelForCausalLM.from_pretrained(
+            folder, device_map=OFFLOAD_MAP, offload_folder=str(Path(tmp) / "offload")
+        )
         print(f"hf_device_map: {model.hf_device_map}", flush=True)
         print(f"on meta: {meta_params(model)[:3]} ... ({len(meta_params(model))} in all)", flush=True)
         out = model(torch.tensor([[1, 2, 3]]))

@@ -29,12 +29,30 @@ import numpy as np
 
 # Names removed in 1.24 (aliases of builtins) and in 2.0 (NEP 52 clean-up), with what to write instead.
 REMOVED = {
-    "float": "float or np.float64", "int": "int or np.int64", "bool": "bool or np.bool_",
-    "object": "object", "str": "str", "complex": "complex or np.complex128", "long": "np.int64",
-    "NaN": "np.nan", "NAN": "np.nan", "Inf": "np.inf", "Infinity": "np.inf", "infty": "np.inf",
-    "PINF": "np.inf", "NINF": "-np.inf", "float_": "np.float64", "complex_": "np.complex128",
-    "string_": "np.bytes_", "unicode_": "np.str_", "cfloat": "np.complex128", "round_": "np.round",
-    "product": "np.prod", "alltrue": "np.all", "sometrue": "np.any", "asfarray": "np.asarray(x, dtype=float)",
+    "float": "float or np.float64",
+    "int": "int or np.int64",
+    "bool": "bool or np.bool_",
+    "object": "object",
+    "str": "str",
+    "complex": "complex or np.complex128",
+    "long": "np.int64",
+    "NaN": "np.nan",
+    "NAN": "np.nan",
+    "Inf": "np.inf",
+    "Infinity": "np.inf",
+    "infty": "np.inf",
+    "PINF": "np.inf",
+    "NINF": "-np.inf",
+    "float_": "np.float64",
+    "complex_": "np.complex128",
+    "string_": "np.bytes_",
+    "unicode_": "np.str_",
+    "cfloat": "np.complex128",
+    "round_": "np.round",
+    "product": "np.prod",
+    "alltrue": "np.all",
+    "sometrue": "np.any",
+    "asfarray": "np.asarray(x, dtype=float)",
 }
 
 

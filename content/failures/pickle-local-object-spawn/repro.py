@@ -56,7 +56,7 @@ class Samples(Dataset):
 
 class FileBacked(Samples):
     def __init__(self):
-        self.fh = open(__file__, "rb")  # noqa: SIM115 - kept open on purpose: opened in the parent, travels with the dataset
+        self.fh = open(__file__, "rb")
 
 
 def scaled_stack(batch, scale):

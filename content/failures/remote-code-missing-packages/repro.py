@@ -48,9 +48,9 @@ if args.broken:
         )
     sys.path.insert(0, os.path.join(work, "site"))
 
-import torch  # noqa: E402
-import transformers  # noqa: E402
-from transformers import AutoModelForCausalLM  # noqa: E402
+import torch
+import transformers
+from transformers import AutoModelForCausalLM
 
 print(f"transformers {transformers.__version__}, torch {torch.__version__}", flush=True)
 
@@ -69,7 +69,8 @@ config = {
 with open(os.path.join(repo, "config.json"), "w") as f:
     json.dump(config, f)
 with open(os.path.join(repo, "configuration_tiny.py"), "w") as f:
-    f.write(textwrap.dedent("""\
+    f.write(
+        textwrap.dedent("""\
         from transformers import PretrainedConfig
 
 
@@ -80,7 +81,8 @@ with open(os.path.join(repo, "configuration_tiny.py"), "w") as f:
                 self.vocab_size = vocab_size
                 self.hidden_size = hidden_size
                 super().__init__(**kwargs)
-        """))
+        """)
+    )
 
 if args.guarded:
     flash_import = (
@@ -92,7 +94,10 @@ else:
     flash_import = "import flash_attn\n"
 
 with open(os.path.join(repo, "modeling_tiny.py"), "w") as f:
-    f.write("import torch\nfrom einops import rearrange\n" + flash_import + textwrap.dedent("""\
+    f.write(
+        "import torch\nfrom einops import rearrange\n"
+        + flash_import
+        + textwrap.dedent("""\
         from transformers import PreTrainedModel
 
         from .configuration_tiny import TinyConfig
@@ -110,9 +115,10 @@ with open(os.path.join(repo, "modeling_tiny.py"), "w") as f:
             def forward(self, input_ids):
                 h = rearrange(self.embed(input_ids), "b t d -> b t d")
                 return self.lm_head(h)
-        """))
+        """)
+    )
 
-from safetensors.torch import save_file  # noqa: E402
+from safetensors.torch import save_file
 
 g = torch.Generator().manual_seed(0)
 save_file(

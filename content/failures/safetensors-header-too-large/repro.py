@@ -60,8 +60,14 @@ def main():
     args = p.parse_args()
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=128,
-                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4)
+    cfg = LlamaConfig(
+        vocab_size=128,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "tiny-llama"
         LlamaForCausalLM(cfg).save_pretrained(folder)

@@ -39,8 +39,15 @@ def main():
     args = p.parse_args()
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=4, tie_word_embeddings=True)
+    cfg = LlamaConfig(
+        vocab_size=128,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        tie_word_embeddings=True,
+    )
     model = LlamaForCausalLM(cfg)
     print(f"lm_head tied to embed_tokens: {tied(model)}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -49,13 +56,19 @@ def main():
             save_model(model, str(path))
             fresh = LlamaForCausalLM(cfg)
             load_model(fresh, str(path))
-            print(f"save_model/load_model: reloaded, tied again: {tied(fresh)}, "
-                  f"same weights: {torch.equal(fresh.lm_head.weight, model.lm_head.weight)}", flush=True)
+            print(
+                f"save_model/load_model: reloaded, tied again: {tied(fresh)}, "
+                f"same weights: {torch.equal(fresh.lm_head.weight, model.lm_head.weight)}",
+                flush=True,
+            )
         elif args.save_pretrained:
             model.save_pretrained(Path(tmp) / "out")
             fresh = AutoModelForCausalLM.from_pretrained(Path(tmp) / "out")
-            print(f"save_pretrained/from_pretrained: tied again: {tied(fresh)}, "
-                  f"same weights: {torch.equal(fresh.lm_head.weight, model.lm_head.weight)}", flush=True)
+            print(
+                f"save_pretrained/from_pretrained: tied again: {tied(fresh)}, "
+                f"same weights: {torch.equal(fresh.lm_head.weight, model.lm_head.weight)}",
+                flush=True,
+            )
         else:
             save_file(model.state_dict(), str(Path(tmp) / "model.safetensors"))
     return 0

@@ -30,8 +30,16 @@ def main():
     args = p.parse_args()
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=4, num_labels=2, pad_token_id=None)
+    cfg = LlamaConfig(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        num_labels=2,
+        pad_token_id=None,
+    )
     model = LlamaForSequenceClassification(cfg).eval()
     print(f"config.pad_token_id = {model.config.pad_token_id}", flush=True)
 
@@ -49,8 +57,10 @@ def main():
     with torch.no_grad():
         logits = model(input_ids=ids, attention_mask=mask).logits
         alone = model(input_ids=torch.tensor([short])).logits
-    print(f"batch logits {tuple(logits.shape)}; padded row vs alone, max abs diff: "
-          f"{(logits[0] - alone[0]).abs().max().item():.2e}")
+    print(
+        f"batch logits {tuple(logits.shape)}; padded row vs alone, max abs diff: "
+        f"{(logits[0] - alone[0]).abs().max().item():.2e}"
+    )
 
 
 if __name__ == "__main__":

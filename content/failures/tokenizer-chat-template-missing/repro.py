@@ -39,8 +39,9 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "base-tokenizer"
-        PreTrainedTokenizerFast(tokenizer_object=backend, bos_token="<s>", eos_token="</s>",
-                                unk_token="<unk>").save_pretrained(folder)
+        PreTrainedTokenizerFast(
+            tokenizer_object=backend, bos_token="<s>", eos_token="</s>", unk_token="<unk>"
+        ).save_pretrained(folder)
         tok = AutoTokenizer.from_pretrained(folder)
         print(f"chat_template: {tok.chat_template!r}", flush=True)
         if args.fixed:

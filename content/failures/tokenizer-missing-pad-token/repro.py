@@ -30,7 +30,9 @@ def build_tokenizer():
     vocab = {"<unk>": 0, "<s>": 1, "</s>": 2, "a": 3, "b": 4, "c": 5}
     core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     core.pre_tokenizer = pre_tokenizers.Whitespace()
-    return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=core, bos_token="<s>", eos_token="</s>", unk_token="<unk>"
+    )
 
 
 def main():
@@ -42,7 +44,10 @@ def main():
     args = p.parse_args()
 
     tok = build_tokenizer()
-    print(f"pad_token={tok.pad_token!r} pad_token_id={tok.pad_token_id!r} eos_token={tok.eos_token!r}", flush=True)
+    print(
+        f"pad_token={tok.pad_token!r} pad_token_id={tok.pad_token_id!r} eos_token={tok.eos_token!r}",
+        flush=True,
+    )
     texts = ["a </s>", "a b c </s>"]
 
     if args.collator:

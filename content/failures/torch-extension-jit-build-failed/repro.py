@@ -40,8 +40,9 @@ def build(src_dir, build_dir, fixed):
     src = os.path.join(src_dir, "fused_scale.cpp")
     with open(src, "w") as f:
         f.write(SOURCE.replace("*= a\n", "*= a;\n") if fixed else SOURCE)
-    return load(name="fused_scale", sources=[src], build_directory=build_dir,
-                is_python_module=False, verbose=False)
+    return load(
+        name="fused_scale", sources=[src], build_directory=build_dir, is_python_module=False, verbose=False
+    )
 
 
 def main():
@@ -64,8 +65,10 @@ def main():
             proc.join(8)
             if proc.is_alive():
                 proc.terminate()
-                print(f"load() still waiting after 8 s; {build_dir}/lock exists: "
-                      f"{os.path.exists(os.path.join(build_dir, 'lock'))}; files: {sorted(os.listdir(build_dir))}")
+                print(
+                    f"load() still waiting after 8 s; {build_dir}/lock exists: "
+                    f"{os.path.exists(os.path.join(build_dir, 'lock'))}; files: {sorted(os.listdir(build_dir))}"
+                )
                 sys.exit(1)
             sys.exit(proc.exitcode)
         build(work, build_dir, args.fixed)

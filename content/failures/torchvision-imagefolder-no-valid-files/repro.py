@@ -2,6 +2,7 @@
 
 python repro.py            # creates ./flat, ./data/train (with .ipynb_checkpoints), ./heic/train
 """
+
 import os
 
 from PIL import Image
@@ -13,12 +14,12 @@ def img(path):
     Image.new("RGB", (8, 8)).save(path)
 
 
-img("flat/img_001.jpg")                      # images directly in root, no class folders
+img("flat/img_001.jpg")  # images directly in root, no class folders
 img("data/train/cat/cat_001.jpg")
 img("data/train/dog/dog_001.jpg")
-os.makedirs("data/train/.ipynb_checkpoints", exist_ok=True)   # what Jupyter leaves behind
+os.makedirs("data/train/.ipynb_checkpoints", exist_ok=True)  # what Jupyter leaves behind
 os.makedirs("heic/train/cat", exist_ok=True)
-open("heic/train/cat/IMG_0001.HEIC", "wb").write(b"x")       # extension ImageFolder ignores
+open("heic/train/cat/IMG_0001.HEIC", "wb").write(b"x")  # extension ImageFolder ignores
 img("heic/train/dog/dog_001.png")
 
 for root in ["flat", "data/train", "heic/train"]:
@@ -28,5 +29,5 @@ for root in ["flat", "data/train", "heic/train"]:
     except FileNotFoundError as e:
         print(root, "->", type(e).__name__ + ":", e)
 
-ds = datasets.ImageFolder("data/train", allow_empty=True)    # torchvision >= 0.18
+ds = datasets.ImageFolder("data/train", allow_empty=True)  # torchvision >= 0.18
 print("allow_empty:", len(ds), ds.class_to_idx)

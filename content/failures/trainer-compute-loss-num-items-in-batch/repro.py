@@ -47,8 +47,12 @@ class Fixed(Trainer):
         labels = inputs.pop("labels")
         outputs = model(**inputs)
         logits, targets = outputs.logits[:, :-1], labels[:, 1:]
-        loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)).float(), targets.reshape(-1),
-                               ignore_index=-100, reduction="sum")
+        loss = F.cross_entropy(
+            logits.reshape(-1, logits.size(-1)).float(),
+            targets.reshape(-1),
+            ignore_index=-100,
+            reduction="sum",
+        )
         if num_items_in_batch is None:  # evaluation, or an old caller
             num_items_in_batch = (targets != -100).sum()
         loss = loss / num_items_in_batch
@@ -67,13 +71,29 @@ def main():
     cls = KwargsIgnored if a.kwargs_ignored else Fixed if a.fixed else Trainer if a.stock else OldSignature
     gas = 1 if cls is OldSignature else 4
     torch.manual_seed(0)
-    model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                         num_attention_heads=4, num_key_value_heads=4))
+    model = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=64,
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=4,
+        )
+    )
     ids = torch.randint(0, 64, (16, 8))
     ds = [{"input_ids": ids[i], "labels": ids[i]} for i in range(16)]
-    args = TrainingArguments(output_dir=tempfile.mkdtemp(prefix="repro-out-"), per_device_train_batch_size=4 // gas,
-                             gradient_accumulation_steps=gas, max_steps=2, logging_steps=1, report_to=[],
-                             save_strategy="no", use_cpu=True, disable_tqdm=True)
+    args = TrainingArguments(
+        output_dir=tempfile.mkdtemp(prefix="repro-out-"),
+        per_device_train_batch_size=4 // gas,
+        gradient_accumulation_steps=gas,
+        max_steps=2,
+        logging_steps=1,
+        report_to=[],
+        save_strategy="no",
+        use_cpu=True,
+        disable_tqdm=True,
+    )
     print(f"{cls.__name__}, gradient_accumulation_steps={gas}", flush=True)
     cls(model=model, args=args, train_dataset=ds).train()
 

@@ -30,16 +30,28 @@ def main():
     args = p.parse_args()
 
     with tempfile.TemporaryDirectory() as out:
-        common = dict(output_dir=out, load_best_model_at_end=True, metric_for_best_model="eval_loss",
-                      use_cpu=True, report_to=[])
+        common = dict(
+            output_dir=out,
+            load_best_model_at_end=True,
+            metric_for_best_model="eval_loss",
+            use_cpu=True,
+            report_to=[],
+        )
         if args.steps:
-            ta = TrainingArguments(eval_strategy="steps", eval_steps=200, save_strategy="steps", save_steps=300, **common)
+            ta = TrainingArguments(
+                eval_strategy="steps", eval_steps=200, save_strategy="steps", save_steps=300, **common
+            )
         elif args.fixed:
-            ta = TrainingArguments(eval_strategy="steps", eval_steps=200, save_strategy="steps", save_steps=400, **common)
+            ta = TrainingArguments(
+                eval_strategy="steps", eval_steps=200, save_strategy="steps", save_steps=400, **common
+            )
         else:
             ta = TrainingArguments(save_strategy="steps", save_steps=500, **common)
-        print(f"ok: eval_strategy={ta.eval_strategy} eval_steps={ta.eval_steps} "
-              f"save_strategy={ta.save_strategy} save_steps={ta.save_steps}", flush=True)
+        print(
+            f"ok: eval_strategy={ta.eval_strategy} eval_steps={ta.eval_steps} "
+            f"save_strategy={ta.save_strategy} save_steps={ta.save_steps}",
+            flush=True,
+        )
     return 0
 
 

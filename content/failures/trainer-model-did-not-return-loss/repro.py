@@ -24,8 +24,16 @@ import tempfile
 
 import torch
 from tokenizers import Tokenizer, models, pre_tokenizers
-from transformers import (DataCollatorForLanguageModeling, LlamaConfig, LlamaForCausalLM, LlamaModel,
-                          PreTrainedTokenizerFast, Trainer, TrainingArguments, default_data_collator)
+from transformers import (
+    DataCollatorForLanguageModeling,
+    LlamaConfig,
+    LlamaForCausalLM,
+    LlamaModel,
+    PreTrainedTokenizerFast,
+    Trainer,
+    TrainingArguments,
+    default_data_collator,
+)
 
 
 def main():
@@ -38,7 +46,9 @@ def main():
     words = ["<pad>", "<unk>", "<s>", "</s>", "hello", "how", "are", "you", "?"]
     backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
     backend.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>", unk_token="<unk>", eos_token="</s>")
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=backend, pad_token="<pad>", unk_token="<unk>", eos_token="</s>"
+    )
 
     enc = tok(["hello how are you ?"] * 8, padding="max_length", max_length=8)
     ds = []  # a plain list of examples works as a torch Dataset (no datasets library needed)
@@ -49,14 +59,28 @@ def main():
         ds.append(ex)
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=16, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                      num_attention_heads=4, num_key_value_heads=4, pad_token_id=0)
+    cfg = LlamaConfig(
+        vocab_size=16,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        pad_token_id=0,
+    )
     model = LlamaModel(cfg) if args.base_model else LlamaForCausalLM(cfg)
     collator = DataCollatorForLanguageModeling(tok, mlm=False) if args.fixed else default_data_collator
 
     with tempfile.TemporaryDirectory() as out:
-        targs = TrainingArguments(output_dir=out, max_steps=1, per_device_train_batch_size=4,
-                                  use_cpu=True, report_to=[], logging_steps=1, disable_tqdm=True)
+        targs = TrainingArguments(
+            output_dir=out,
+            max_steps=1,
+            per_device_train_batch_size=4,
+            use_cpu=True,
+            report_to=[],
+            logging_steps=1,
+            disable_tqdm=True,
+        )
         result = Trainer(model=model, args=targs, train_dataset=ds, data_collator=collator).train()
         print(f"trained one step, loss {result.training_loss:.4f}", flush=True)
     return 0

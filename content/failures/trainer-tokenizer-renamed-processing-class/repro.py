@@ -24,7 +24,13 @@ import tempfile
 import torch
 import transformers
 from tokenizers import Tokenizer, models, pre_tokenizers
-from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast, Trainer, TrainingArguments
+from transformers import (
+    BertConfig,
+    BertForSequenceClassification,
+    PreTrainedTokenizerFast,
+    Trainer,
+    TrainingArguments,
+)
 
 p = argparse.ArgumentParser()
 g = p.add_mutually_exclusive_group()
@@ -39,8 +45,14 @@ raw = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
 raw.pre_tokenizer = pre_tokenizers.Whitespace()
 tok = PreTrainedTokenizerFast(tokenizer_object=raw, pad_token="[PAD]", unk_token="[UNK]")
 
-config = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                    intermediate_size=32, num_labels=2)
+config = BertConfig(
+    vocab_size=len(vocab),
+    hidden_size=16,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    intermediate_size=32,
+    num_labels=2,
+)
 model = BertForSequenceClassification(config)
 
 texts, labels = ["good movie", "bad movie"], [1, 0]
@@ -51,10 +63,16 @@ train_dataset = [
 ]
 
 out = tempfile.mkdtemp(prefix="trainer-out-")
-targs = TrainingArguments(output_dir=out, per_device_train_batch_size=2, max_steps=1, report_to=[], use_cpu=True)
+targs = TrainingArguments(
+    output_dir=out, per_device_train_batch_size=2, max_steps=1, report_to=[], use_cpu=True
+)
 
 if args.fixed:
-    name = "processing_class" if "processing_class" in inspect.signature(Trainer.__init__).parameters else "tokenizer"
+    name = (
+        "processing_class"
+        if "processing_class" in inspect.signature(Trainer.__init__).parameters
+        else "tokenizer"
+    )
     trainer = Trainer(model=model, args=targs, train_dataset=train_dataset, **{name: tok})
 elif args.new_name:
     trainer = Trainer(model=model, args=targs, train_dataset=train_dataset, processing_class=tok)

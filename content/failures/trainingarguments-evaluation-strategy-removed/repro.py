@@ -44,7 +44,16 @@ def main():
     print(f"transformers {transformers.__version__}", flush=True)
     out = tempfile.mkdtemp()
     if opts.cli:
-        argv = ["--output_dir", out, "--evaluation_strategy", "steps", "--eval_steps", "50", "--report_to", "none"]
+        argv = [
+            "--output_dir",
+            out,
+            "--evaluation_strategy",
+            "steps",
+            "--eval_steps",
+            "50",
+            "--report_to",
+            "none",
+        ]
         print("train.py " + " ".join(argv[2:]), flush=True)
         (args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses(args=argv)
     elif opts.fixed:

@@ -40,8 +40,15 @@ args = p.parse_args()
 print("transformers", transformers.__version__, flush=True)
 folder = os.path.join(tempfile.mkdtemp(prefix="ckpt-"), "Qwen9-MoE-A1B")
 os.makedirs(folder)
-config = {"architectures": ["Qwen9MoeForCausalLM"], "hidden_size": 64, "intermediate_size": 128,
-          "num_attention_heads": 4, "num_hidden_layers": 1, "num_key_value_heads": 4, "vocab_size": 128}
+config = {
+    "architectures": ["Qwen9MoeForCausalLM"],
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_attention_heads": 4,
+    "num_hidden_layers": 1,
+    "num_key_value_heads": 4,
+    "vocab_size": 128,
+}
 if args.fixed:
     config.update(model_type="llama", architectures=["LlamaForCausalLM"])
 elif not args.no_model_type:

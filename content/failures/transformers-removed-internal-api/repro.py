@@ -42,7 +42,11 @@ if args.fixed:
     from huggingface_hub import split_torch_state_dict_into_shards  # replaces shard_checkpoint
     from transformers.utils import is_flash_attn_2_available  # replaces is_flash_attn_available
 
-    print("replacements import fine:", split_torch_state_dict_into_shards.__name__, is_flash_attn_2_available.__name__)
+    print(
+        "replacements import fine:",
+        split_torch_state_dict_into_shards.__name__,
+        is_flash_attn_2_available.__name__,
+    )
 else:
     exec(IMPORTS[args.name])
     print("imported", args.name)

@@ -39,8 +39,14 @@ def main():
     args = p.parse_args()
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=128, hidden_size=64, intermediate_size=128,
-                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4)
+    cfg = LlamaConfig(
+        vocab_size=128,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "tiny-llama"
         LlamaForCausalLM(cfg).save_pretrained(folder)
@@ -49,12 +55,20 @@ def main():
         print(f"ZeRO-3 registered: {dschf.is_zero3()}", flush=True)
 
         if args.fixed:
-            for k, v in {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29533", "RANK": "0",
-                         "LOCAL_RANK": "0", "WORLD_SIZE": "1"}.items():
+            for k, v in {
+                "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": "29533",
+                "RANK": "0",
+                "LOCAL_RANK": "0",
+                "WORLD_SIZE": "1",
+            }.items():
                 os.environ.setdefault(k, v)
             model = AutoModelForCausalLM.from_pretrained(folder)
             w = model.model.layers[0].self_attn.q_proj.weight
-            print(f"loaded under zero.Init: local shape {tuple(w.shape)}, full shape {tuple(w.ds_shape)}", flush=True)
+            print(
+                f"loaded under zero.Init: local shape {tuple(w.shape)}, full shape {tuple(w.ds_shape)}",
+                flush=True,
+            )
             return 0
 
         device_map = {"": "cpu"} if args.per_rank_map else "auto"
