@@ -18,9 +18,9 @@ from denpex_site.site.model import Site
 
 from .realset import FIELDS, figures, real_logs
 
-FLOOR_COVERAGE = 0.35
-FLOOR_FIRST = 0.70
-FLOOR_NO_WRONG_ROOT_CAUSE = 0.95
+FLOOR_COVERAGE = 0.54
+FLOOR_FIRST = 0.75
+FLOOR_NO_WRONG_ROOT_CAUSE = 0.99
 
 LOGS = real_logs()
 
