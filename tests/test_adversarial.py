@@ -23,6 +23,7 @@ from denpex_site.build.output import MARKER
 from denpex_site.errors import InvalidContent, OutputError
 
 from .conftest import REPO
+from .matcher.test_matcher import node_result, python_result
 
 ENTRY = "content/failures/demo-oom/entry.yaml"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
@@ -290,36 +291,11 @@ def test_utf16_and_nul_prefixed_logs_are_read_by_both_matchers(
     log = tmp_path / "rank1.log"
     log.write_bytes(data)
     res = _diagnose(bundle, log, json_out=True)
-    import json
 
     result = json.loads(res.stdout)
     assert [f["id"] for f in result["findings"]][:1] == ["cuda-oom"]
     assert result["findings"][0]["first"]["line"] == 2 and result["lines"] == 2
-    assert json.loads(js_result(bundle, log)) == python_result(bundle, log)
-
-
-def js_result(bundle: Path, log: Path) -> bytes:
-    node = shutil.which("node")
-    assert node is not None, "node is required for the JavaScript matcher"
-    js = subprocess.run(
-        [node, str(REPO / "tests/js/diagnose.mjs"), str(bundle), f"name={log.name}:{log}"],
-        capture_output=True,
-        check=True,
-        timeout=300,
-    )
-    return js.stdout
-
-
-def python_result(bundle: Path, log: Path) -> dict:
-    import json
-
-    from denpex_site.matcher.bundle import load_bundle
-    from denpex_site.matcher.diagnosis import Diagnosis
-    from denpex_site.matcher.engine import Engine
-
-    diagnosis = Diagnosis(Engine(load_bundle(bundle)))
-    diagnosis.add_file(log, log.name)
-    return json.loads(json.dumps(diagnosis.result()))
+    assert node_result(bundle, [log]) == python_result(bundle, [log])
 
 
 # --- patterns whose matching could take very long ----------------------------------------------
@@ -346,7 +322,6 @@ def test_patterns_with_several_parts_that_take_any_text_are_refused(pattern: str
 def test_crafted_lines_for_every_signature_are_matched_by_both_matchers(bundle: Path, tmp_path: Path) -> None:
     """Near misses and late matches built from every shipped pattern; both matchers finish (the
     timeout is a guard against a hang, not a speed target: see bench/matcher_fuzz.py)."""
-    import json
 
     from .crafted import crafted_log
 
@@ -354,7 +329,7 @@ def test_crafted_lines_for_every_signature_are_matched_by_both_matchers(bundle: 
     log.write_bytes(crafted_log(bundle))
     res = _diagnose(bundle, log, json_out=True)
     assert res.returncode == 0, res.stderr
-    assert json.loads(js_result(bundle, log)) == python_result(bundle, log)
+    assert node_result(bundle, [log]) == python_result(bundle, [log])
 
 
 # --- watch -------------------------------------------------------------------------------------
@@ -448,9 +423,9 @@ def test_a_progress_bar_written_over_an_error_does_not_hide_it(bundle: Path, tmp
     log.write_bytes(
         f"{OOM}\r 50%|#####     | 5/10 [00:05<00:05,  1.00it/s]\r\nstep done\r 60%|###\n".encode()
     )
-    python = python_result(bundle, log)
+    python = python_result(bundle, [log])
     assert [f["id"] for f in python["findings"]][:1] == ["cuda-oom"]
-    assert json.loads(js_result(bundle, log)) == python
+    assert node_result(bundle, [log]) == python
 
 
 def test_an_example_log_too_large_for_a_page_is_refused(project: Path) -> None:
