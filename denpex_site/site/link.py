@@ -13,7 +13,7 @@ from denpex_site.content.load import Content, EntryFolder
 from denpex_site.content.model import Category, Entry, System
 from denpex_site.errors import Problems
 from denpex_site.site.checks import _check_links, check_rejected, unknown
-from denpex_site.site.derive import Deriver, derive_all
+from denpex_site.site.derive import Derived, Deriver, derive_all
 from denpex_site.site.fields import SITE_PATHS
 from denpex_site.site.model import EntryPage, Site
 
@@ -28,22 +28,14 @@ def build_site(
     """Link and check ``content``. Bundles that are the very objects of ``previous`` are reused as
     they were (their Markdown and signatures were already rendered and checked); those a
     ``deriver`` was given while loading are derived there, the others on ``jobs`` cores."""
-    root = content.root
     reuse = {id(p.bundle): p for p in previous.pages.values()} if previous else {}
     categories = {c.id: c for c in content.categories}
     systems = {s.id: s for s in content.systems}
     _check_taxonomy_ids(content, problems)
-
-    seen: dict[str, EntryFolder] = {}
-    pages: dict[str, EntryPage] = {}
     fresh = [b for b in content.bundles if id(b) not in reuse]
     derived = deriver.results() if deriver else {}
     rest = [b for b in fresh if id(b) not in derived]
     derived.update(zip(map(id, rest), derive_all(rest, jobs), strict=True))
-
-    def report(bundle: EntryFolder, loc: Loc, message: str) -> None:
-        line, col = bundle.lines.at(loc)
-        problems.add(bundle.path, line, col, dotted(loc), message)
 
     # A reused bundle passed the checks of its own fields in the previous build; they hold while
     # the ids of the categories and systems are the same.
@@ -52,68 +44,102 @@ def build_site(
         and previous.categories.keys() == categories.keys()
         and previous.systems.keys() == systems.keys()
     )
+    pages: dict[str, EntryPage] = {}
+    seen: dict[str, EntryFolder] = {}
     for bundle in content.bundles:
-        entry = bundle.entry
         old = reuse.get(id(bundle))
-        checked = old is not None and same_taxonomies
-        if not checked and entry.id != bundle.folder.name:
-            report(bundle, ("id",), f"id '{entry.id}' must equal its folder name '{bundle.folder.name}'")
-        if entry.id in seen:
-            report(bundle, ("id",), f"duplicate id '{entry.id}' (also in {seen[entry.id].path})")
+        if old is None or not same_taxonomies:
+            _check_entry_taxonomy(bundle, categories, systems, problems)
+        eid = bundle.entry.id
+        if eid in seen:
+            _report(bundle, problems, ("id",), f"duplicate id '{eid}' (also in {seen[eid].path})")
             continue
-        seen[entry.id] = bundle
-        if not checked and categories and entry.category not in categories:
-            known_ids = ", ".join(sorted(categories))
-            report(
-                bundle,
-                ("category",),
-                unknown("category", entry.category, categories) + f"; known: {known_ids}",
-            )
-        if not checked and systems:
-            for i, sid in enumerate(entry.systems):
-                if sid not in systems:
-                    report(
-                        bundle,
-                        ("systems", i),
-                        unknown("system", sid, systems) + " (add it to content/systems.yaml)",
-                    )
-            for i, ver in enumerate(entry.versions):
-                if ver.system not in systems:
-                    report(bundle, ("versions", i, "system"), unknown("system", ver.system, systems))
-        if old is not None:
-            pages[entry.id] = EntryPage(bundle, old.html, old.compiled, hits=old.hits, cache=old.cache)
-            continue
-        done = derived[id(bundle)]
-        for line, col, where, message in done.problems:
-            problems.add(bundle.path, line, col, where, message)
-        pages[entry.id] = EntryPage(bundle, done.html, done.compiled, hits=done.hits)
+        seen[eid] = bundle
+        pages[eid] = _page(bundle, old, derived, problems)
 
     # A rebuild whose edits left every entry's taxonomies and relations as they were keeps the
     # previous build's groups and backlinks (they passed their checks then).
     same = previous is not None and not content.broken and _same_structure(previous, pages, fresh)
-    if same:
-        assert previous is not None
+    if previous is not None and same:
         for eid, page in pages.items():
             page.backlinks = list(previous.pages[eid].backlinks)
-        by_category, by_system, by_tag = previous.by_category, previous.by_system, previous.by_tag
+        groups = previous.by_category, previous.by_system, previous.by_tag
     else:
-        by_category, by_system, by_tag = _groups(pages)
+        groups = _groups(pages)
+        _link_relations(pages, content.broken, problems)
+    _check_all_links(pages, fresh, reuse, content.broken, categories, systems, groups[2], problems)
+    ids = set(pages) | content.broken
+    for doc in content.rejected:
+        check_rejected(doc.data, ids, set(categories), set(systems), _reporter(doc, problems))
+    return Site(content.root, categories, systems, pages, *groups)
+
+
+def _report(bundle: EntryFolder, problems: Problems, loc: Loc, message: str) -> None:
+    line, col = bundle.lines.at(loc)
+    problems.add(bundle.path, line, col, dotted(loc), message)
+
+
+def _check_entry_taxonomy(
+    bundle: EntryFolder,
+    categories: dict[str, Category],
+    systems: dict[str, System],
+    problems: Problems,
+) -> None:
+    """The checks of one entry's own fields against its folder and the taxonomies."""
+    entry = bundle.entry
+    if entry.id != bundle.folder.name:
+        _report(
+            bundle, problems, ("id",), f"id '{entry.id}' must equal its folder name '{bundle.folder.name}'"
+        )
+    if categories and entry.category not in categories:
+        known_ids = ", ".join(sorted(categories))
+        message = unknown("category", entry.category, categories) + f"; known: {known_ids}"
+        _report(bundle, problems, ("category",), message)
+    if not systems:
+        return
+    for i, sid in enumerate(entry.systems):
+        if sid not in systems:
+            message = unknown("system", sid, systems) + " (add it to content/systems.yaml)"
+            _report(bundle, problems, ("systems", i), message)
+    for i, ver in enumerate(entry.versions):
+        if ver.system not in systems:
+            _report(bundle, problems, ("versions", i, "system"), unknown("system", ver.system, systems))
+
+
+def _page(
+    bundle: EntryFolder, old: EntryPage | None, derived: dict[int, Derived], problems: Problems
+) -> EntryPage:
+    """The page of one entry: the previous build's when reused, else the derived one (whose
+    problems are reported here)."""
+    if old is not None:
+        return EntryPage(bundle, old.html, old.compiled, hits=old.hits, cache=old.cache)
+    done = derived[id(bundle)]
+    for line, col, where, message in done.problems:
+        problems.add(bundle.path, line, col, where, message)
+    return EntryPage(bundle, done.html, done.compiled, hits=done.hits)
+
+
+def _check_all_links(
+    pages: dict[str, EntryPage],
+    fresh: list[EntryFolder],
+    reuse: dict[int, EntryPage],
+    broken: frozenset[str],
+    categories: dict[str, Category],
+    systems: dict[str, System],
+    by_tag: dict[str, list[str]],
+    problems: Problems,
+) -> None:
+    """Check the internal links of every page; a reused page's links were checked before, so
+    only those into an edited entry can have broken."""
     known = set(SITE_PATHS)
     known.update(f"/categories/{c}/" for c in categories)
     known.update(f"/systems/{c}/" for c in systems)
     known.update(f"/tags/{t}/" for t in by_tag)
     fresh_ids = {b.entry.id for b in fresh}
     for page in pages.values():
-        # A reused page's links were checked before; only links into an edited entry can break.
         if id(page.bundle) in reuse and fresh_ids.isdisjoint(page.linked_entries()):
             continue
-        _check_links(page, pages, content.broken, known, problems)
-    if not same:
-        _link_relations(pages, content.broken, problems)
-    ids = set(pages) | content.broken
-    for doc in content.rejected:
-        check_rejected(doc.data, ids, set(categories), set(systems), _reporter(doc, problems))
-    return Site(root, categories, systems, pages, by_category, by_system, by_tag)
+        _check_links(page, pages, broken, known, problems)
 
 
 def _link_relations(pages: dict[str, EntryPage], broken: frozenset[str], problems: Problems) -> None:
