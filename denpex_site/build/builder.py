@@ -199,30 +199,7 @@ class Builder:
             tmp = new_build_folder(self.out)
             for path, data in assets.files.values():
                 write_file(tmp / path, data)
-            page_list = all_pages(site)
-            entry_pages = [p for p in page_list if p.template == "entry.html"]
-            other_pages = [p for p in page_list if p.template != "entry.html"]
-
-            # Pagefind reads only the entry pages: it indexes them while this process writes the
-            # data documents and the workers write the other pages and check the example logs.
-            # The site is swapped in only if the logs pass.
-            def between(out: Path = tmp, config: SiteConfig = config) -> None:
-                if self.index:
-                    indexing.append(start_index(out))
-                self._write_data(out, config, site, page_list)
-
-            problems.items += (
-                render_all(
-                    env,
-                    entry_pages,
-                    tmp,
-                    self.jobs,
-                    then=other_pages,
-                    between=between,
-                    beside=lambda: checked_logs(site, self.paths.root),
-                )
-                or []
-            )
+            problems.items += self._render_into(tmp, env, config, site, indexing)
             if problems:
                 raise InvalidContent(problems)
             for proc in indexing:
@@ -237,6 +214,39 @@ class Builder:
             raise
         self.config, self.content, self.site, self.assets, self.env = config, content, site, assets, env
         return site
+
+    def _render_into(
+        self,
+        out: Path,
+        env: Environment,
+        config: SiteConfig,
+        site: Site,
+        indexing: list[subprocess.Popen[str]],
+    ) -> list[Problem]:
+        """Write every page and data document into ``out``; the problems of templates and example logs.
+
+        Pagefind reads only the entry pages: it indexes them (its process joins ``indexing``) while
+        this process writes the data documents and the workers write the other pages and check the
+        example logs."""
+        page_list = all_pages(site)
+        entry_pages = [p for p in page_list if p.template == "entry.html"]
+        other_pages = [p for p in page_list if p.template != "entry.html"]
+
+        def between() -> None:
+            if self.index:
+                indexing.append(start_index(out))
+            self._write_data(out, config, site, page_list)
+
+        found = render_all(
+            env,
+            entry_pages,
+            out,
+            self.jobs,
+            then=other_pages,
+            between=between,
+            beside=lambda: checked_logs(site, self.paths.root),
+        )
+        return found or []
 
     def _write_entry_data(self, out: Path, config: SiteConfig, site: Site) -> None:
         """The API documents built from every entry (the terminal matcher reads this signature bundle)."""
@@ -272,32 +282,12 @@ class Builder:
         for :meth:`flush_data`. Returns the seconds it took.
         """
         start = time.perf_counter()
-        if self.content is None or self.config is None or self.assets is None or self.env is None:
+        old = self.site
+        content = self._reloaded(ids) if old is not None else None
+        if content is None or old is None or self.config is None or self.env is None:
             self.build()
             return time.perf_counter() - start
         problems = Problems(self.paths.root)
-        bundles = {b.folder.name: b for b in self.content.bundles}
-        failures = self.paths.content / "failures"
-        for eid in ids:
-            folder = failures / eid
-            if not folder.is_dir() or eid not in bundles:
-                self.build()
-                return time.perf_counter() - start
-            bundle = load_entry_folder(folder, problems)
-            if bundle is not None:
-                bundles[eid] = bundle
-        if problems:
-            raise InvalidContent(problems)
-        content = Content(
-            self.content.root,
-            self.content.categories,
-            self.content.systems,
-            [bundles[k] for k in sorted(bundles)],
-            self.content.category_lines,
-            self.content.system_lines,
-        )
-        old = self.site
-        assert old is not None
         site = build_site(content, problems, previous=old, jobs=self.jobs)
         if problems:
             raise InvalidContent(problems)
@@ -313,23 +303,48 @@ class Builder:
             # Nothing that other pages show has changed: only entry pages and the entry data.
             for eid in sorted(entry_pages):
                 write_page(self.env, entry_page(site.pages[eid]), self.out)
-            self.content, self.site = content, site
             self._stale_data = True  # the API documents: rewritten by flush_data()
-            return time.perf_counter() - start
-        old_paths = {p.path for p in all_pages(old)}
-        page_list = all_pages(site)
-        for page in page_list:
-            subject = page.context.get("page")
-            if subject is not None:
-                needed = subject.id in entry_pages
-            else:
-                needed = bool(page.entries & shown) or page.path not in old_paths
-            if needed:
-                write_page(self.env, page, self.out)
-        self._write_data(self.out, self.config, site, page_list)
-        self._stale_data = False
+        else:
+            old_paths = {p.path for p in all_pages(old)}
+            page_list = all_pages(site)
+            for page in page_list:
+                subject = page.context.get("page")
+                if subject is not None:
+                    needed = subject.id in entry_pages
+                else:
+                    needed = bool(page.entries & shown) or page.path not in old_paths
+                if needed:
+                    write_page(self.env, page, self.out)
+            self._write_data(self.out, self.config, site, page_list)
+            self._stale_data = False
         self.content, self.site = content, site
         return time.perf_counter() - start
+
+    def _reloaded(self, ids: set[str]) -> Content | None:
+        """The previous content with the named entry folders read again; None when one of them
+        was added or removed (a full build is needed then)."""
+        if self.content is None:
+            return None
+        problems = Problems(self.paths.root)
+        bundles = {b.folder.name: b for b in self.content.bundles}
+        failures = self.paths.content / "failures"
+        for eid in ids:
+            folder = failures / eid
+            if not folder.is_dir() or eid not in bundles:
+                return None
+            bundle = load_entry_folder(folder, problems)
+            if bundle is not None:
+                bundles[eid] = bundle
+        if problems:
+            raise InvalidContent(problems)
+        return Content(
+            self.content.root,
+            self.content.categories,
+            self.content.systems,
+            [bundles[k] for k in sorted(bundles)],
+            self.content.category_lines,
+            self.content.system_lines,
+        )
 
 
 def check(root: Path) -> Problems:
