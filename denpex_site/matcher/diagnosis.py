@@ -164,48 +164,14 @@ class Diagnosis:
         view = memoryview(buf)
         filled = 0
         line_no = 0
-        first = True
         skipping = False
-        while True:
+        n = source.readinto(view[:block])
+        if n and not self._sniff(bytes(view[: min(n, max(BINARY_SAMPLE, WRAP_SAMPLE))]), n, state, name):
+            view.release()
+            return
+        while n:
+            line_no, filled, skipping = self._scan_block(buf, filled + n, state, line_no, skipping, name)
             n = source.readinto(view[filled : filled + block])
-            if not n:
-                break
-            if first:
-                first = False
-                if looks_binary(bytes(view[: min(n, BINARY_SAMPLE)])):
-                    info["skipped"] = "binary"
-                    self.notes.append(f"{name}: looks like a binary file, not a text log; it was skipped.")
-                    return
-                state.wrap = detect_wrap(
-                    bytes(view[: min(n, WRAP_SAMPLE)]), n <= WRAP_SAMPLE, self.engine.ansi_bytes
-                )
-            end = filled + n
-            start = 0
-            if skipping:
-                nl = buf.find(b"\n", 0, end)
-                if nl < 0:
-                    filled = 0
-                    continue
-                start = nl + 1
-                line_no += 1
-                skipping = False
-            cut = buf.rfind(b"\n", start, end) + 1
-            if cut > start:
-                line_no = self.scan_lines(buf, start, cut, state, line_no)
-            else:
-                cut = start
-            tail = end - cut
-            if tail > MAX_CARRY:
-                # An endless line: look at its head once, then skip to the next newline.
-                head = bytes(view[cut : cut + MAX_CARRY]) + b"\n"
-                self.scan_lines(head, 0, len(head), state, line_no)
-                self.notes.append(
-                    f"{name}: line {line_no + 1} is longer than {MAX_CARRY // 1024} KiB; only its start was read."
-                )
-                skipping = True
-                tail = 0
-            buf[:tail] = view[cut : cut + tail]
-            filled = tail
         view.release()
         if skipping:
             line_no += 1
@@ -215,6 +181,47 @@ class Diagnosis:
         self.finish_file(state)
         info["lines"] = line_no
         self.lines += line_no
+
+    def _sniff(self, sample: bytes, n: int, state: FileState, name: str) -> bool:
+        """Look at a file's first block: False (with a note) for a binary file; else guess how it was wrapped."""
+        if looks_binary(sample[: min(n, BINARY_SAMPLE)]):
+            self.files[state.index]["skipped"] = "binary"
+            self.notes.append(f"{name}: looks like a binary file, not a text log; it was skipped.")
+            return False
+        state.wrap = detect_wrap(sample[: min(n, WRAP_SAMPLE)], n <= WRAP_SAMPLE, self.engine.ansi_bytes)
+        return True
+
+    def _scan_block(
+        self, buf: bytearray, end: int, state: FileState, line_no: int, skipping: bool, name: str
+    ) -> tuple[int, int, bool]:
+        """Scan the whole lines in ``buf[:end]`` and move the unfinished last line to the front.
+
+        Returns the line count so far, the length of the carried tail, and whether the reader is
+        skipping the rest of an endless line."""
+        start = 0
+        if skipping:
+            nl = buf.find(b"\n", 0, end)
+            if nl < 0:
+                return line_no, 0, True
+            start = nl + 1
+            line_no += 1
+            skipping = False
+        cut = buf.rfind(b"\n", start, end) + 1
+        if cut > start:
+            line_no = self.scan_lines(buf, start, cut, state, line_no)
+        else:
+            cut = start
+        tail = end - cut
+        if tail > MAX_CARRY:
+            # An endless line: look at its head once, then skip to the next newline.
+            head = bytes(buf[cut : cut + MAX_CARRY]) + b"\n"
+            self.scan_lines(head, 0, len(head), state, line_no)
+            self.notes.append(
+                f"{name}: line {line_no + 1} is longer than {MAX_CARRY // 1024} KiB; only its start was read."
+            )
+            return line_no, 0, True
+        buf[:tail] = buf[cut : cut + tail]
+        return line_no, tail, skipping
 
     def finish_file(self, state: FileState) -> None:
         if state.pending is not None:
