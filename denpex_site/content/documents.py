@@ -137,19 +137,8 @@ class _Walker:
 
 def read_yaml(path: Path, problems: Problems) -> Document | None:
     """Parse one YAML file; report syntax errors and duplicate keys with their position."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        problems.add(path, 1, 1, "file", f"cannot read: {exc.strerror or exc}")
-        return None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        problems.add(
-            path, line, col, "file", f"byte 0x{raw[exc.start]:02x} is not UTF-8: save the file as UTF-8"
-        )
+    text = _read_text(path, problems)
+    if text is None:
         return None
     loader = _Loader(text)
     try:
@@ -157,53 +146,72 @@ def read_yaml(path: Path, problems: Problems) -> Document | None:
         if node is None:
             problems.add(path, 1, 1, "file", "the file is empty")
             return None
-        try:
-            walker = _Walker(loader)
-            try:
-                data = walker.walk(node, ())
-            except _Unusual:
-                walker = _Walker(loader, positions_only=True)
-                walker.walk(node, ())
-                data = loader.construct_document(node)
-                walker.todos = []
-                find_todo(data, (), walker.todos)
-        except _Recursive as exc:
-            mark = exc.node.start_mark
-            problems.add(path, mark.line + 1, mark.column + 1, "yaml", "an alias refers to its own parent")
-            return None
-        except _TooLarge as exc:
-            mark = exc.node.start_mark
-            problems.add(
-                path,
-                mark.line + 1,
-                mark.column + 1,
-                "yaml",
-                f"the aliases here expand the document past {MAX_VALUES:,} values: write the values out",
-            )
-            return None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        message = " ".join(f"{exc.problem or exc.context}".split())
-        if "'\\t'" in message or "tab character" in message:
-            message += " (YAML indents with spaces, never tabs)"
+        data, walker = _walk(loader, node)
+    except (_Recursive, _TooLarge, yaml.YAMLError) as exc:
+        line, col, message = _yaml_problem(exc, text)
         problems.add(path, line, col, "yaml", message)
-        return None
-    except yaml.reader.ReaderError as exc:
-        line = text.count("\n", 0, exc.position) + 1
-        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
-        problems.add(
-            path, line, col, "yaml", f"character {exc.character!r} is not allowed in YAML: remove it"
-        )
-        return None
-    except yaml.YAMLError as exc:
-        problems.add(path, 1, 1, "yaml", " ".join(str(exc).split()))
         return None
     finally:
         loader.dispose()
     for loc, (line, col) in walker.dupes:
         problems.add(path, line, col, dotted(loc), "duplicate key: the later value would silently win")
     return Document(path, data, walker.lines, walker.todos)
+
+
+def _read_text(path: Path, problems: Problems) -> str | None:
+    """The file's text, or None with the problem reported (unreadable, not UTF-8)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        problems.add(path, 1, 1, "file", f"cannot read: {exc.strerror or exc}")
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        problems.add(
+            path, line, col, "file", f"byte 0x{raw[exc.start]:02x} is not UTF-8: save the file as UTF-8"
+        )
+        return None
+
+
+def _walk(loader: _Loader, node: yaml.Node) -> tuple[Any, _Walker]:
+    """Build the data with every value's position; documents with tags or merge keys are built by
+    PyYAML itself and walked only for the positions."""
+    walker = _Walker(loader)
+    try:
+        return walker.walk(node, ()), walker
+    except _Unusual:
+        walker = _Walker(loader, positions_only=True)
+        walker.walk(node, ())
+        data = loader.construct_document(node)
+        walker.todos = []
+        find_todo(data, (), walker.todos)
+        return data, walker
+
+
+def _yaml_problem(exc: Exception, text: str) -> tuple[int, int, str]:
+    """Line, column and message for a document PyYAML or the walker rejected."""
+    if isinstance(exc, _Recursive):
+        mark = exc.node.start_mark
+        return mark.line + 1, mark.column + 1, "an alias refers to its own parent"
+    if isinstance(exc, _TooLarge):
+        mark = exc.node.start_mark
+        why = f"the aliases here expand the document past {MAX_VALUES:,} values: write the values out"
+        return mark.line + 1, mark.column + 1, why
+    if isinstance(exc, yaml.MarkedYAMLError):
+        marked = exc.problem_mark or exc.context_mark
+        line, col = (marked.line + 1, marked.column + 1) if marked else (1, 1)
+        message = " ".join(f"{exc.problem or exc.context}".split())
+        if "'\\t'" in message or "tab character" in message:
+            message += " (YAML indents with spaces, never tabs)"
+        return line, col, message
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        return line, col, f"character {exc.character!r} is not allowed in YAML: remove it"
+    return 1, 1, " ".join(str(exc).split())
 
 
 def find_todo(value: object, loc: Loc, found: list[Loc]) -> None:
