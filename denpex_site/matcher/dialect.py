@@ -154,6 +154,7 @@ def _escape_bytes(text: str) -> str:
 
 
 def _tokenize(pattern: str) -> list[Piece]:
+    """The pattern as pieces: runs of literal text, placeholders, raw regex and runs of spaces."""
     pieces: list[Piece] = []
     literal = ""
     literal_col = 1
@@ -167,32 +168,11 @@ def _tokenize(pattern: str) -> list[Piece]:
 
     while i < len(pattern):
         c = pattern[i]
-        if pattern.startswith("{{", i) or pattern.startswith("}}", i):
-            if not literal:
-                literal_col = i + 1
-            literal += c
-            i += 2
-        elif c == "{":
+        escaped = pattern.startswith("{{", i) or pattern.startswith("}}", i)
+        if c == "{" and not escaped:
             flush()
-            if pattern.startswith("{re:", i):
-                end, body = _raw_body(pattern, i)
-                pieces.extend(_raw_pieces(body, i + 1))
-                i = end
-                continue
-            m = _PH_RE.match(pattern, i)
-            if not m:
-                raise PatternError(
-                    "a '{' must start a placeholder like {int}; write {{ for a literal brace", i + 1
-                )
-            name = m.group(1)
-            if name not in PLACEHOLDERS:
-                known = ", ".join("{" + n + "}" for n in PLACEHOLDERS)
-                raise PatternError(f"unknown placeholder {{{name}}}; known: {known}, {{re:...}}", i + 1)
-            cls, quant, _ = PLACEHOLDERS[name]
-            lo, hi = (int(x) for x in quant.strip("{}").split(","))
-            pieces.append(_rep(cls, lo, hi, i + 1))
-            i = m.end()
-        elif c == "}":
+            i = _placeholder(pattern, i, pieces)
+        elif c == "}" and not escaped:
             raise PatternError("a lone '}' must be written }}", i + 1)
         elif c in " \t":
             flush()
@@ -207,9 +187,28 @@ def _tokenize(pattern: str) -> list[Piece]:
             if not literal:
                 literal_col = i + 1
             literal += c
-            i += 1
+            i += 2 if escaped else 1
     flush()
     return pieces
+
+
+def _placeholder(pattern: str, i: int, pieces: list[Piece]) -> int:
+    """Append the pieces of the placeholder or raw regex at ``pattern[i]``; the index after it."""
+    if pattern.startswith("{re:", i):
+        end, body = _raw_body(pattern, i)
+        pieces.extend(_raw_pieces(body, i + 1))
+        return end
+    m = _PH_RE.match(pattern, i)
+    if not m:
+        raise PatternError("a '{' must start a placeholder like {int}; write {{ for a literal brace", i + 1)
+    name = m.group(1)
+    if name not in PLACEHOLDERS:
+        known = ", ".join("{" + n + "}" for n in PLACEHOLDERS)
+        raise PatternError(f"unknown placeholder {{{name}}}; known: {known}, {{re:...}}", i + 1)
+    cls, quant, _ = PLACEHOLDERS[name]
+    lo, hi = (int(x) for x in quant.strip("{}").split(","))
+    pieces.append(_rep(cls, lo, hi, i + 1))
+    return m.end()
 
 
 def _raw_body(pattern: str, start: int) -> tuple[int, str]:
