@@ -84,77 +84,109 @@ function highlightToc() {
 
 const DEBOUNCE_MS = 40;
 
+/** The listbox under the header search box: its options, the one the keyboard is on, a live count. */
+class SearchPopup {
+  constructor(box) {
+    this.box = box;
+    this.active = -1;
+    this.list = Object.assign(document.createElement("ul"), { id: "search-popup", className: "search-popup", hidden: true });
+    this.list.setAttribute("role", "listbox");
+    this.list.setAttribute("aria-label", "Search results");
+    this.status = Object.assign(document.createElement("p"), { className: "visually-hidden" });
+    this.status.setAttribute("aria-live", "polite");
+    box.form.append(this.list, this.status);
+    const attributes = { role: "combobox", "aria-autocomplete": "list", "aria-expanded": "false", "aria-controls": this.list.id };
+    Object.entries(attributes).forEach(([k, v]) => box.setAttribute(k, v));
+  }
+
+  get options() { return [...this.list.querySelectorAll("[role=option]")]; }
+
+  set state(value) { this.list.dataset.state = value; }
+
+  show() {
+    this.list.hidden = false;
+    this.box.setAttribute("aria-expanded", "true");
+  }
+
+  close() {
+    this.list.hidden = true;
+    this.box.setAttribute("aria-expanded", "false");
+    this.box.removeAttribute("aria-activedescendant");
+    this.active = -1;
+  }
+
+  highlight(i) {
+    const all = this.options;
+    if (!all.length) return;
+    this.active = (i + all.length) % all.length;
+    all.forEach((o, n) => o.setAttribute("aria-selected", String(n === this.active)));
+    this.box.setAttribute("aria-activedescendant", all[this.active].id);
+    all[this.active].scrollIntoView({ block: "nearest" });
+  }
+
+  /** Results arrive in steps (signatures, then full text): the option the user moved to stays chosen. */
+  render(q, results, core) {
+    const keep = this.active >= 0 ? this.options[this.active]?.dataset.entryId : null;
+    const more = Object.assign(document.createElement("li"), { className: "search-more" });
+    const label = results.length ? "All results" : "No match yet: open the search page";
+    more.append(Object.assign(document.createElement("a"), { href: `/search/?q=${encodeURIComponent(q)}`, textContent: label }));
+    this.list.replaceChildren(...results.map((r, i) => resultOption(r, i, q, core)), more);
+    this.status.textContent = `${results.length} result${results.length === 1 ? "" : "s"}`;
+    this.show();
+    this.active = -1;
+    const again = keep ? this.options.findIndex((o) => o.dataset.entryId === keep) : -1;
+    if (again >= 0) this.highlight(again);
+  }
+
+  error(message) {
+    const note = Object.assign(document.createElement("li"), { className: "search-more", textContent: `Search is unavailable: ${message}` });
+    this.list.replaceChildren(note);
+    this.status.textContent = note.textContent;
+    this.state = "error";
+    this.show();
+  }
+
+  /** Arrow keys move through the options, Escape closes, Enter opens the chosen one. */
+  onKey(e) {
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      if (this.list.hidden) return;
+      e.preventDefault();
+      this.highlight(this.active + (e.key === "ArrowDown" ? 1 : -1));
+    } else if (e.key === "Escape") {
+      this.close();
+    } else if (e.key === "Enter" && this.active >= 0) {
+      e.preventDefault();
+      location.href = this.options[this.active].querySelector("a").href;
+    }
+  }
+}
+
+/** One result as an option: its title, then the matched signature or an excerpt. */
+function resultOption(r, i, q, core) {
+  const li = document.createElement("li");
+  li.id = `search-option-${i}`;
+  li.setAttribute("role", "option");
+  li.setAttribute("aria-selected", "false");
+  li.dataset.entryId = r.id;
+  li.append(Object.assign(document.createElement("a"), { href: r.url, textContent: r.title, tabIndex: -1 }));
+  const detail = Object.assign(document.createElement("span"), { className: "search-detail" });
+  if (r.signature) {
+    li.classList.add("signature-hit");
+    detail.append(Object.assign(document.createElement("span"), { className: "chip", textContent: "signature match" }), " ");
+    core.appendHighlighted(detail, q.slice(0, 300), r.signature.matched);
+  } else core.appendExcerpt(detail, r.excerpt);
+  li.append(detail);
+  li.addEventListener("mousedown", (e) => { e.preventDefault(); location.href = r.url; });
+  return li;
+}
+
 /** The header search box: results appear below it as the user types (a combobox with a listbox). */
 function headerSearch() {
   const box = document.getElementById("site-search");
   if (!box) return;
-  const form = box.form;
-  const popup = document.createElement("ul");
-  popup.id = "search-popup";
-  popup.className = "search-popup";
-  popup.setAttribute("role", "listbox");
-  popup.setAttribute("aria-label", "Search results");
-  popup.hidden = true;
-  const status = document.createElement("p");
-  status.className = "visually-hidden";
-  status.setAttribute("aria-live", "polite");
-  form.append(popup, status);
-  Object.entries({ role: "combobox", "aria-autocomplete": "list", "aria-expanded": "false", "aria-controls": popup.id })
-    .forEach(([k, v]) => box.setAttribute(k, v));
+  const popup = new SearchPopup(box);
   let core = null;
-  let active = -1;
   let ticket = 0;
-
-  const options = () => [...popup.querySelectorAll("[role=option]")];
-  const close = () => {
-    popup.hidden = true;
-    box.setAttribute("aria-expanded", "false");
-    box.removeAttribute("aria-activedescendant");
-    active = -1;
-  };
-  const highlight = (i) => {
-    const all = options();
-    if (!all.length) return;
-    active = (i + all.length) % all.length;
-    all.forEach((o, n) => o.setAttribute("aria-selected", String(n === active)));
-    box.setAttribute("aria-activedescendant", all[active].id);
-    all[active].scrollIntoView({ block: "nearest" });
-  };
-  const render = (q, results) => {
-    // Results arrive in steps (signatures, then full text): keep the option the user moved to.
-    const keep = active >= 0 ? options()[active]?.dataset.entryId : null;
-    popup.replaceChildren();
-    results.forEach((r, i) => {
-      const li = document.createElement("li");
-      li.id = `search-option-${i}`;
-      li.setAttribute("role", "option");
-      li.setAttribute("aria-selected", "false");
-      li.dataset.entryId = r.id;
-      const a = Object.assign(document.createElement("a"), { href: r.url, textContent: r.title, tabIndex: -1 });
-      li.append(a);
-      const detail = document.createElement("span");
-      detail.className = "search-detail";
-      if (r.signature) {
-        li.classList.add("signature-hit");
-        const chip = Object.assign(document.createElement("span"), { className: "chip", textContent: "signature match" });
-        detail.append(chip, " ");
-        core.appendHighlighted(detail, q.slice(0, 300), r.signature.matched);
-      } else core.appendExcerpt(detail, r.excerpt);
-      li.append(detail);
-      li.addEventListener("mousedown", (e) => { e.preventDefault(); location.href = r.url; });
-      popup.append(li);
-    });
-    const more = document.createElement("li");
-    more.className = "search-more";
-    more.append(Object.assign(document.createElement("a"), { href: `/search/?q=${encodeURIComponent(q)}`, textContent: results.length ? "All results" : "No match yet: open the search page" }));
-    popup.append(more);
-    status.textContent = `${results.length} result${results.length === 1 ? "" : "s"}`;
-    popup.hidden = false;
-    box.setAttribute("aria-expanded", "true");
-    active = -1;
-    const again = keep ? options().findIndex((o) => o.dataset.entryId === keep) : -1;
-    if (again >= 0) highlight(again);
-  };
   // One search at a time: keys typed meanwhile only update the query that runs next.
   let timer = 0;
   let running = false;
@@ -166,20 +198,14 @@ function headerSearch() {
     wanted = null;
     try {
       core ??= await import("./search-core.js");
-      const onSignatures = (first) => mine === ticket && render(q, first);
+      const onSignatures = (first) => mine === ticket && popup.render(q, first, core);
       const results = await core.search(q, { limit: 8, onSignatures, stale: () => mine !== ticket });
       if (mine === ticket) {
-        render(q, results);
-        popup.dataset.state = "done";
+        popup.render(q, results, core);
+        popup.state = "done";
       }
     } catch (error) {
-      if (mine === ticket) {
-        const note = Object.assign(document.createElement("li"), { className: "search-more", textContent: `Search is unavailable: ${error.message}` });
-        popup.replaceChildren(note);
-        popup.hidden = false;
-        popup.dataset.state = "error";
-        status.textContent = note.textContent;
-      }
+      if (mine === ticket) popup.error(error.message);
     } finally {
       running = false;
       run();
@@ -191,28 +217,17 @@ function headerSearch() {
     clearTimeout(timer);
     if (!q.trim()) {
       wanted = null;
-      return close();
+      return popup.close();
     }
     wanted = { q, mine };
-    popup.dataset.state = "searching";
+    popup.state = "searching";
     // A pasted error line is answered from the signatures at once, even while Pagefind is busy.
     const quick = core?.quickHits(q);
-    if (quick?.length) render(q, quick);
+    if (quick?.length) popup.render(q, quick, core);
     timer = setTimeout(run, DEBOUNCE_MS);
   });
-  box.addEventListener("keydown", (e) => {
-    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-      if (popup.hidden) return;
-      e.preventDefault();
-      highlight(active + (e.key === "ArrowDown" ? 1 : -1));
-    } else if (e.key === "Escape") {
-      close();
-    } else if (e.key === "Enter" && active >= 0) {
-      e.preventDefault();
-      location.href = options()[active].querySelector("a").href;
-    }
-  });
-  box.addEventListener("blur", () => setTimeout(close, 150));
+  box.addEventListener("keydown", (e) => popup.onKey(e));
+  box.addEventListener("blur", () => setTimeout(() => popup.close(), 150));
 }
 
 function searchShortcut() {
