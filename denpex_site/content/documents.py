@@ -176,7 +176,7 @@ def _read_text(path: Path, problems: Problems) -> str | None:
         return None
 
 
-def _walk(loader: _Loader, node: yaml.Node) -> tuple[Any, _Walker]:
+def _walk(loader: Any, node: yaml.Node) -> tuple[Any, _Walker]:
     """Build the data with every value's position; documents with tags or merge keys are built by
     PyYAML itself and walked only for the positions."""
     walker = _Walker(loader)

@@ -185,7 +185,9 @@ def _same_structure(previous: Site, pages: dict[str, EntryPage], fresh: list[Ent
     return True
 
 
-def _groups(pages: dict[str, EntryPage]) -> tuple[dict[str, list[str]], ...]:
+def _groups(
+    pages: dict[str, EntryPage],
+) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
     """Entry ids by category, by system and by tag, each list in id order."""
     by_category: dict[str, list[str]] = defaultdict(list)
     by_system: dict[str, list[str]] = defaultdict(list)
