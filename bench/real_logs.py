@@ -1,4 +1,5 @@
-"""Figures of the real-log development set (tests/real/): coverage, entry first, no wrong root cause.
+"""Figures of the real-log development set (tests/real/): coverage, entry first, no wrong root cause,
+decisive line.
 
     python bench/real_logs.py [--root .] [--list]
 
@@ -38,12 +39,17 @@ def main() -> int:
         f"no wrong root cause (of uncovered): {f.no_wrong_root_cause}/{f.uncovered} = "
         f"{f.share(f.no_wrong_root_cause, f.uncovered):.1%}"
     )
+    print(
+        f"decisive line right (of logs with one): {f.decisive_right}/{f.with_decisive} = "
+        f"{f.share(f.decisive_right, f.with_decisive):.1%}"
+    )
     print("\n| scope | logs | covered | first |\n|---|---:|---:|---:|")
     for scope, (n, covered, first) in sorted(f.by_scope.items()):
         print(f"| {scope} | {n} | {covered} | {first} |")
     if args.list:
         print("\nMisses:", *f.misses, sep="\n  ")
         print("\nWrong root causes:", *f.wrong, sep="\n  ")
+        print("\nWrong decisive lines:", *f.decisive_wrong, sep="\n  ")
     return 0
 
 

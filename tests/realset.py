@@ -8,7 +8,10 @@ Each log is diagnosed alone, as a user pasting it would have it diagnosed. The f
   first;
 * no wrong root cause: among the logs whose failure has no entry (``new:...`` or ``none``), the share
   for which the matcher names no root-cause entry, or names one only when that entry is the
-  thread's cause.
+  thread's cause;
+* decisive line: among the logs with a ``decisive`` line, the share whose ``first_error`` is that
+  line (its text holds the decisive line, or is a part of it of 20 characters or more when the
+  paste split it).
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ class Figures:
     no_wrong_root_cause: int = 0
     misses: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    with_decisive: int = 0
+    decisive_right: int = 0
+    decisive_wrong: list[str] = field(default_factory=list)
     by_scope: dict[str, list[int]] = field(default_factory=dict)
 
     def share(self, part: int, whole: int) -> float:
@@ -53,7 +59,15 @@ def figures(engine: Engine, entry_ids: set[str]) -> Figures:
         label = log["label"]
         diagnosis = Diagnosis(engine)
         diagnosis.add_text(log["log"], path.stem)
-        findings = diagnosis.result()["findings"]
+        result = diagnosis.result()
+        findings = result["findings"]
+        if log["decisive"]:
+            out.with_decisive += 1
+            got = (result["first_error"] or {}).get("text", "")
+            if _same_line(log["decisive"], got):
+                out.decisive_right += 1
+            else:
+                out.decisive_wrong.append(f"{path.name}: want {log['decisive'][:90]!r}, got {got[:90]!r}")
         root = [f["id"] for f in findings if f["role"] == "root-cause"]
         scope = out.by_scope.setdefault(log["scope"], [0, 0, 0])
         scope[0] += 1
@@ -74,3 +88,8 @@ def figures(engine: Engine, entry_ids: set[str]) -> Figures:
             else:
                 out.wrong.append(f"{path.name}: {label}, matcher names {root[0]}")
     return out
+
+
+def _same_line(want: str, got: str) -> bool:
+    want, got = " ".join(want.split()), " ".join(got.split())
+    return bool(got) and (want in got or (len(got) >= 20 and got in want))

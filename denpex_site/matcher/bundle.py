@@ -16,7 +16,7 @@ from typing import Any
 
 from denpex_site.errors import BundleError
 
-BUNDLE_VERSION = 1
+BUNDLE_VERSION = 2
 
 
 _RANK_IN_NAME = re.compile(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from denpex_site.matcher.bundle import BUNDLE_VERSION, rank_from_file_name
+from denpex_site.matcher.decisive import TIER
 from denpex_site.matcher.engine import MAX_LINE, TRACEBACK, Engine, Rule
 
 CHUNK = 32 * 1024 * 1024
@@ -93,6 +94,7 @@ class FileState:
     index: int
     name: str
     tracebacks: dict[int | None, int] = field(default_factory=dict)
+    frames: dict[int | None, tuple[int, str]] = field(default_factory=dict)
     wrap: int | None = None
     pending: str | None = None
     pending_line: int = 0
@@ -134,6 +136,8 @@ class Diagnosis:
         self.files: list[dict[str, Any]] = []
         self.notes: list[str] = []
         self.lines = 0
+        self.decisive: tuple[int, Key] | None = None
+        self.raised: dict[tuple[int, int], dict[str, str]] = {}
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -259,10 +263,11 @@ class Diagnosis:
     def _scan_small(self, chunk: bytes, state: FileState, base: int) -> int:
         """A short chunk: ask the signature set about each line (cheaper than one big scan)."""
         match = self.engine.rule_set.Match  # type: ignore[union-attr]
+        anchors = self.engine.decisive_bytes.search
         line_no = base
         for raw in chunk.split(b"\n")[:-1]:
             line_no += 1
-            if TRACEBACK_BYTES in raw or match(raw):
+            if TRACEBACK_BYTES in raw or match(raw) or anchors(raw):
                 self._check_line(raw.decode("utf-8", "replace"), state, line_no)
         return line_no
 
@@ -286,34 +291,72 @@ class Diagnosis:
     def _check_line(self, raw: str, state: FileState, line_no: int) -> None:
         engine = self.engine
         line = engine.clean(raw)
-        parsed: tuple[int | None, str] | None = None
-        file_index, name, tracebacks = state.index, state.name, state.tracebacks
-        file_rank = self.files[file_index]["rank"]
+        file_index, tracebacks = state.index, state.tracebacks
+        rank, body = engine.prefix(line)
+        if rank is None:
+            rank = self.files[file_index]["rank"]
         if TRACEBACK in line:
-            rank, _ = engine.prefix(line)
-            tracebacks[rank if rank is not None else file_rank] = line_no
+            tracebacks[rank] = line_no
+            state.frames.pop(rank, None)
+        kind = None
+        if any(a in line for a in engine.decisive.anchors):
+            frame = engine.decisive.frame.match(body)
+            if frame is not None:
+                state.frames[rank] = (line_no, frame.group(1))
+            else:
+                kind = engine.decisive.kind(body)
+        began = tracebacks.get(rank)
+        if began is not None and line_no - began > TRACEBACK_REACH:
+            began = None
+        at = {"file": state.name, "line": line_no, "rank": rank, "time": None, "text": line[:MAX_TEXT]}
+        timed = root = False
         for rule in engine.candidates(line):
             if rule.anchor not in line:
                 continue
             m = rule.regex.search(line)
             if m is None:
                 continue
-            if parsed is None:
-                parsed = engine.prefix(line)
-            rank = parsed[0] if parsed[0] is not None else file_rank
-            began = tracebacks.get(rank)
+            if not timed:
+                at["time"], timed = engine.stamp(body), True
             evidence = {
-                "file": name,
+                "file": at["file"],
                 "line": line_no,
-                "began": began if began is not None and line_no - began <= TRACEBACK_REACH else None,
+                "began": began,
                 "rank": rank,
-                "time": engine.stamp(parsed[1]),
+                "time": at["time"],
                 "role": rule.role,
                 "signature": rule.index,
-                "text": line[:MAX_TEXT],
+                "text": at["text"],
                 "matched": m.group(0)[:MAX_TEXT],
             }
             self._record(rule, evidence, file_index)
+            if rule.role == "collateral" and kind is None:
+                kind = "collateral"
+            elif rule.role == "root-cause":
+                root = True
+        if kind is None:
+            return
+        if not timed:
+            at["time"] = engine.stamp(body)
+        raised = self._raised_in(state, rank, began)
+        if raised is not None and root:
+            self.raised[(file_index, line_no)] = raised
+        tier = TIER[kind]
+        if kind == "exception" and (raised is not None or TRACEBACK in line):
+            tier = 0  # it ends a traceback (or a whole traceback flattened onto one line)
+        at["kind"] = kind
+        at["raised_in"] = raised if kind == "exception" else None
+        key = (at, file_index)
+        best = self.decisive
+        if best is None or tier < best[0] or (tier == best[0] and _compare(key, best[1]) < 0):
+            self.decisive = (tier, key)
+
+    def _raised_in(self, state: FileState, rank: int | None, began: int | None) -> dict[str, str] | None:
+        """The last frame of the traceback open on ``rank``, if one is."""
+        frame = state.frames.get(rank)
+        if began is None or frame is None or frame[0] < began:
+            return None
+        return self.engine.decisive.raised_in(frame[1])
 
     def _record(self, rule: Rule, evidence: dict[str, Any], file_index: int) -> None:
         finding = self.findings.get(rule.entry)
@@ -360,7 +403,8 @@ class Diagnosis:
             )
         rows.sort(key=lambda kv: (ROLE_ORDER[kv[1]["role"]], _SortKey(kv[0]), -kv[1]["score"], kv[1]["id"]))
         findings = [row for _, row in rows]
-        lead = next((f for f in findings if f["role"] == "root-cause"), None)
+        lead_row = next((row for row in rows if row[1]["role"] == "root-cause"), None)
+        lead = lead_row[1] if lead_row is not None else None
         initiating = None
         if lead is not None:
             ev = lead["first"]
@@ -378,8 +422,19 @@ class Diagnosis:
             "lines": self.lines,
             "findings": findings,
             "initiating": initiating,
+            "first_error": self._first_error(lead_row[0] if lead_row is not None else None),
             "notes": self.notes,
         }
+
+    def _first_error(self, lead: Key | None) -> dict[str, Any] | None:
+        """The decisive line: the lead finding's root-cause line when an entry matched, else the
+        most decisive candidate line (see :mod:`denpex_site.matcher.decisive`)."""
+        if lead is None:
+            return dict(self.decisive[1][0]) if self.decisive is not None else None
+        ev, index = lead
+        raised = self.raised.get((index, ev["line"]))
+        keys = ("file", "line", "rank", "time", "text")
+        return {**{k: ev[k] for k in keys}, "kind": "signature", "raised_in": raised}
 
 
 def _compare(a: Key, b: Key) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 
 from denpex_site.errors import BundleError
 from denpex_site.matcher.bundle import BUNDLE_VERSION
+from denpex_site.matcher.decisive import Rules
 from denpex_site.matcher.dialect import compile_regex
 from denpex_site.matcher.normalise import MONTHS, clean_line
 
@@ -69,6 +70,8 @@ class Engine:
         self.ansi_bytes = re.compile(norm["ansi"].encode())
         self.prefixes = [re.compile(p["regex"], re.ASCII) for p in norm["rank_prefixes"]]
         self.stamps = [re.compile(t["regex"], re.ASCII) for t in norm["timestamps"]]
+        self.decisive = Rules.compile(norm["decisive"])
+        self.decisive_bytes = re.compile("|".join(re.escape(a) for a in self.decisive.anchors).encode())
         self.rules = [
             Rule(
                 s["entry"],
@@ -91,10 +94,12 @@ class Engine:
 
     @functools.cached_property
     def scan_re(self) -> Any:
-        """One regex for every signature's prefilter and the traceback header: a search over a big
+        """One regex for every signature's prefilter, the traceback header and the anchors of the
+        decisive-line rules: a search over a big
         chunk stops only at candidate lines. Compiled when a chunk first needs it (the checks of a
         build only read small logs, which ask ``rule_set`` line by line)."""
-        combined = "|".join(f"(?:{a})" for a in [*self.prefilters, re.escape(TRACEBACK)]).encode()
+        literal = [re.escape(a) for a in [TRACEBACK, *self.decisive.anchors]]
+        combined = "|".join(f"(?:{a})" for a in [*self.prefilters, *literal]).encode()
         return re2.compile(combined, _re2_options()) if re2 is not None else re.compile(combined)
 
     def candidates(self, line: str) -> list[Rule]:

@@ -7,6 +7,7 @@ an escape sequence in a log is shown, never obeyed; the report's own colours are
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from denpex_site.terminal import safe
 
@@ -29,6 +30,31 @@ def _where(ev: dict[str, Any]) -> str:
     return safe(" · ".join(parts))
 
 
+_KINDS = {
+    "signature": "the root-cause line of the entry below",
+    "exception": "the exception that ends a traceback",
+    "kill": "a kill by the shell or the kernel",
+    "fatal": "a fatal error",
+    "error": "an error line",
+    "wrapper": "a launcher's report of another process's failure",
+    "collateral": "a line that victims of a failure print",
+}
+
+
+def _decisive(first: dict[str, Any] | None, colour: bool) -> list[str]:
+    """The decisive line: where, what kind of line, its text and the frame that raised it."""
+    if first is None:
+        return []
+    lines = ["", _paint("Decisive line", "bold", colour) + f" ({_KINDS.get(first['kind'], first['kind'])})"]
+    lines.append(f"  at {_where(first)}")
+    lines.append(f"  > {safe(first['text'][:300])}")
+    raised = first.get("raised_in")
+    if raised:
+        library = f" ({raised['library']})" if raised["library"] else ""
+        lines.append(f"  raised in {safe(raised['path'] + library)}")
+    return lines
+
+
 def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> str:
     files = [f for f in result["files"] if not f.get("skipped")]
     lines = [
@@ -37,11 +63,15 @@ def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> 
     for note in result["notes"]:
         lines.append(_paint(f"note: {safe(note)}", "dim", colour))
     findings = result["findings"]
+    first = result.get("first_error")
     if not findings:
+        lines += ["", "No known failure matched."]
+        lines += _decisive(first, colour)
+        query = f"?q={quote(first['text'][:200])}" if first else ""
         lines += [
             "",
-            "No known failure matched. Search the encyclopedia for the first error line:",
-            f"  {base_url}/search/",
+            "Search the encyclopedia for it:",
+            "  " + _paint(safe(f"{base_url}/search/{query}"), "link", colour),
             "or propose a new entry (see CONTRIBUTING.md).",
         ]
         return "\n".join(lines) + "\n"
@@ -51,10 +81,13 @@ def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> 
         lead = findings[0]
         lines.append(_paint(f"First root cause: {safe(lead['title'])}", "bold", colour))
         lines.append(f"  at {_where(init)}")
+    elif first is not None and first["kind"] not in ("wrapper", "collateral"):
+        lines.append("Only collateral or warning lines matched an entry; no entry covers the decisive line.")
     else:
         lines.append(
             "Only collateral or warning lines matched: the root cause may be in a log that was not given."
         )
+    lines += _decisive(first, colour)
     for section, roles in (
         ("Findings", ("root-cause", "warning")),
         ("Collateral (consequences, not causes)", ("collateral",)),

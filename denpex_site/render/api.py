@@ -12,6 +12,7 @@ from typing import Any
 from denpex_site.content.config import SiteConfig
 from denpex_site.content.model import SCHEMA_VERSION
 from denpex_site.matcher.bundle import BUNDLE_VERSION
+from denpex_site.matcher.decisive import rules as decisive_rules
 from denpex_site.matcher.normalise import ANSI, MASKS, PROGRESS, RANK_PREFIXES, TIMESTAMPS
 from denpex_site.site.model import EntryPage, Site
 
@@ -71,6 +72,7 @@ def _head(site: Site) -> dict[str, Any]:
             "rank_prefixes": [{"name": n, "regex": r} for n, r in RANK_PREFIXES],
             "timestamps": [{"name": n, "regex": r} for n, r in TIMESTAMPS],
             "masks": [{"kind": k, "regex": r, "replacement": t} for k, r, t in MASKS],
+            "decisive": decisive_rules(),
         },
         "entries": {
             p.id: {

@@ -19,6 +19,7 @@ const summary = $("diagnosis-summary");
 const empty = $("diagnosis-empty");
 const notesBox = $("diagnosis-notes");
 const copyButton = $("copy-report");
+const decisiveBox = $("decisive-box");
 const repoUrl = document.body.dataset.repo ?? results.dataset.repo;
 
 let worker = null;
@@ -57,6 +58,7 @@ function start(payload) {
   timeline.replaceChildren();
   notesBox.replaceChildren();
   empty.hidden = true;
+  decisiveBox.hidden = true;
   summary.textContent = "";
   copyButton.hidden = true;
   setState("running");
@@ -111,24 +113,54 @@ function highlighted(ev) {
   return el("code", { className: "evidence" }, ev.text.slice(0, a), el("mark", { textContent: ev.text.slice(a, b) }), ev.text.slice(b));
 }
 
+const KINDS = {
+  signature: "the root-cause line of the first finding",
+  exception: "the exception that ends a traceback",
+  kill: "a kill by the shell or the kernel",
+  fatal: "a fatal error",
+  error: "an error line",
+  wrapper: "a launcher's report of another process's failure",
+  collateral: "a line that victims of a failure print",
+};
+
+/** The line that most likely tells the cause, with where it was raised. */
+function showDecisive(first) {
+  decisiveBox.hidden = !first;
+  if (!first) return;
+  $("decisive-where").textContent = `${where(first)} · ${KINDS[first.kind] ?? first.kind}`;
+  $("decisive-text").textContent = first.text;
+  const raised = first.raised_in;
+  $("decisive-raised").hidden = !raised;
+  if (raised) $("decisive-raised").textContent = `Raised in ${raised.path}${raised.library ? ` (${raised.library})` : ""}`;
+}
+
 function finish(result) {
   cancel.disabled = true;
   lastResult = result;
   progress.hidden = true;
   for (const note of result.notes) notesBox.append(el("p", { className: "note", textContent: note }));
+  const first = result.first_error;
+  showDecisive(first);
   if (!result.findings.length) {
     summary.textContent = `No known failure matched in ${result.lines.toLocaleString()} lines.`;
     empty.hidden = false;
+    const masked = first ? mask(first.text, masks) : "";
+    $("search-link").href = first ? `/search/?q=${encodeURIComponent(masked.slice(0, 200))}` : "/search/";
     const lines = (input.value || "").split("\n").filter((l) => /error|exception|fail|abort|timeout|killed/i.test(l)).slice(0, 15);
-    const body = `An unrecognised failure. Masked lines from the log:\n\n\`\`\`\n${mask(lines.join("\n"), masks)}\n\`\`\`\n`;
-    $("propose-link").href = `${repoUrl}/issues/new?title=${encodeURIComponent("New failure: ")}&body=${encodeURIComponent(body)}`;
+    const shown = first ? [first.text, ...lines.filter((l) => l.trim() !== first.text.trim())].slice(0, 15) : lines;
+    const body = `An unrecognised failure. Masked lines from the log:\n\n\`\`\`\n${mask(shown.join("\n"), masks)}\n\`\`\`\n`;
+    const title = `New failure: ${masked.slice(0, 80) || "unrecognised log"}`;
+    $("propose-link").href = `${repoUrl}/issues/new?title=${encodeURIComponent(title)}&body=${encodeURIComponent(body)}`;
+    copyButton.hidden = !first;
     setState("done");
     return;
   }
   const init = result.initiating;
   summary.textContent = init
     ? `First root cause: ${result.findings[0].title}, at ${init.file} line ${init.line}${init.rank !== null ? `, rank ${init.rank}` : ""}${init.time ? `, ${showTime(init.time)}` : ""}.`
-    : `Only collateral or warning lines matched in ${result.lines.toLocaleString()} lines: the root cause may be on another rank or in a log not given.`;
+    : first && first.kind !== "wrapper" && first.kind !== "collateral"
+      ? `Only collateral or warning lines matched an entry in ${result.lines.toLocaleString()} lines; no entry covers the decisive line below.`
+      : `Only collateral or warning lines matched in ${result.lines.toLocaleString()} lines: the root cause may be on another rank or in a log not given.`;
   for (const f of result.findings) {
     const item = el(
       "li",
@@ -158,6 +190,8 @@ function finish(result) {
 
 function report(result) {
   const lines = ["# Training log diagnosis", ""];
+  const first = result.first_error;
+  if (first) lines.push(`Decisive line (${KINDS[first.kind] ?? first.kind}) at ${mask(where(first), masks)}: \`${mask(first.text, masks).slice(0, 300)}\``, "");
   for (const f of result.findings) {
     lines.push(`- **${f.title}** (${f.role}, score ${f.score}): ${location.origin}/failures/${f.id}/`);
     lines.push(`  - first at ${mask(where(f.first), masks)}: \`${mask(f.first.text, masks).slice(0, 300)}\``);

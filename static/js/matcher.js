@@ -4,7 +4,7 @@
 // anchors (literal words every match contains) finds the few candidate lines in the raw bytes, and
 // only those are decoded, cleaned and checked against each signature.
 
-export const BUNDLE_VERSION = 1;
+export const BUNDLE_VERSION = 2;
 const MAX_LINE = 65536;
 const MAX_CARRY = 4 * MAX_LINE;
 const MAX_TEXT = 2000;
@@ -18,6 +18,8 @@ const ESC = 27;
 const TRACEBACK = "Traceback (most recent call last):";
 const TRACEBACK_REACH = 400;
 const ROLE_ORDER = { "root-cause": 0, warning: 1, collateral: 2 };
+/** Decisive-line kinds, lower is more decisive (as denpex_site/matcher/decisive.py's TIER). */
+const TIER = { kill: 0, fatal: 0, exception: 1, error: 1, wrapper: 2, collateral: 2 };
 
 /** A copy of a short string that does not keep the block it was cut from alive. */
 const own = (s) => JSON.parse(JSON.stringify(s));
@@ -118,8 +120,16 @@ export function compileBundle(bundle) {
   if (bundle.schema_version !== BUNDLE_VERSION) throw new Error(`unsupported signature bundle version ${bundle.schema_version}`);
   const norm = bundle.normalize;
   const rules = bundle.signatures.map((s) => ({ ...s, re: new RegExp(s.regex, "u") }));
-  const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), TRACEBACK])];
+  const d = norm.decisive;
+  const decisive = {
+    anchors: d.anchors,
+    frame: new RegExp(d.frame, "u"),
+    library: new RegExp(d.library, "u"),
+    lines: d.lines.map(([kind, rx]) => [kind, new RegExp(rx, "u")]),
+  };
+  const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), TRACEBACK, ...d.anchors])];
   return {
+    decisive,
     entries: bundle.entries,
     ansi: new RegExp(norm.ansi, "g"),
     progress: new RegExp(norm.progress),
@@ -215,6 +225,23 @@ export function detectWrap(c, sample, complete) {
   return ok ? widest : null;
 }
 
+/** The first decisive-line kind whose rule matches a line's text after its rank prefix. */
+function lineKind(c, body) {
+  for (const [kind, re] of c.decisive.lines) if (re.test(body)) return kind;
+  return null;
+}
+
+/** Where the last frame of the traceback open on a rank is: its path under site-packages and library. */
+function raisedIn(c, frame, began) {
+  if (began === null || !frame || frame[0] < began) return null;
+  const m = c.decisive.library.exec(frame[1]);
+  if (!m) return { path: frame[1].replaceAll("\\", "/"), library: "" };
+  const inner = m[1].replaceAll("\\", "/");
+  let library = inner.split("/", 1)[0];
+  if (library.endsWith(".py")) library = library.slice(0, -3);
+  return { path: inner, library };
+}
+
 function compare(a, b) {
   const ta = a.ev.time, tb = b.ev.time;
   if (ta && tb && ta !== tb) return ta < tb ? -1 : 1;
@@ -230,6 +257,8 @@ export class Diagnosis {
     this.files = [];
     this.notes = [];
     this.lines = 0;
+    this.decisive = null;
+    this.raised = new Map();
   }
 
   /** Start a file; feed it with ``push(bytes)`` and close it with ``end()``. */
@@ -244,32 +273,66 @@ export class Diagnosis {
     const line = cleanLine(c, raw);
     const fileIndex = scan.index;
     const tracebacks = scan.tracebacks;
-    const fileRank = this.files[fileIndex].rank;
+    const [prefixed, body] = prefix(c, line);
+    const rank = prefixed ?? this.files[fileIndex].rank;
     if (line.includes(TRACEBACK)) {
-      const [rank] = prefix(c, line);
-      tracebacks.set(rank ?? fileRank, lineNo);
+      tracebacks.set(rank, lineNo);
+      scan.frames.delete(rank);
     }
-    let parsed = null;
+    let kind = null;
+    if (c.decisive.anchors.some((a) => line.includes(a))) {
+      const frame = c.decisive.frame.exec(body);
+      if (frame) scan.frames.set(rank, [lineNo, frame[1]]);
+      else kind = lineKind(c, body);
+    }
+    let began = tracebacks.get(rank) ?? null;
+    if (began !== null && lineNo - began > TRACEBACK_REACH) began = null;
+    const at = { file: this.files[fileIndex].name, line: lineNo, rank, time: null, text: own(line.slice(0, MAX_TEXT)) };
+    let timed = false;
+    let root = false;
     for (const rule of c.rules) {
       if (!line.includes(rule.anchor)) continue;
       const m = rule.re.exec(line);
       if (!m) continue;
-      parsed ??= prefix(c, line);
-      const rank = parsed[0] ?? fileRank;
-      const began = tracebacks.get(rank);
+      if (!timed) {
+        at.time = stamp(c, body);
+        timed = true;
+      }
       const ev = {
-        file: this.files[fileIndex].name,
+        file: at.file,
         line: lineNo,
-        began: began !== undefined && lineNo - began <= TRACEBACK_REACH ? began : null,
+        began,
         rank,
-        time: stamp(c, parsed[1]),
+        time: at.time,
         role: rule.role,
         signature: rule.index,
-        text: own(line.slice(0, MAX_TEXT)),
+        text: at.text,
         matched: own(m[0].slice(0, MAX_TEXT)),
       };
       this.record(rule, ev, fileIndex);
+      if (rule.role === "collateral" && kind === null) kind = "collateral";
+      else if (rule.role === "root-cause") root = true;
     }
+    if (kind === null) return;
+    if (!timed) at.time = stamp(c, body);
+    const raised = raisedIn(c, scan.frames.get(rank), began);
+    if (raised && root) this.raised.set(`${fileIndex}:${lineNo}`, raised);
+    let tier = TIER[kind];
+    // An exception that ends a traceback (or a whole traceback flattened onto one line).
+    if (kind === "exception" && (raised || line.includes(TRACEBACK))) tier = 0;
+    at.kind = kind;
+    at.raised_in = kind === "exception" ? raised : null;
+    const key = { ev: at, file: fileIndex };
+    const best = this.decisive;
+    if (!best || tier < best.tier || (tier === best.tier && compare(key, best.key) < 0)) this.decisive = { tier, key };
+  }
+
+  /** The decisive line: the lead finding's root-cause line when an entry matched, else the best candidate. */
+  firstError(leadKey) {
+    if (!leadKey) return this.decisive ? { ...this.decisive.key.ev } : null;
+    const ev = leadKey.ev;
+    const raised = this.raised.get(`${leadKey.file}:${ev.line}`) ?? null;
+    return { file: ev.file, line: ev.line, rank: ev.rank, time: ev.time, text: ev.text, kind: "signature", raised_in: raised };
   }
 
   record(rule, ev, fileIndex) {
@@ -318,11 +381,13 @@ export class Diagnosis {
         (a.finding.id < b.finding.id ? -1 : a.finding.id > b.finding.id ? 1 : 0),
     );
     const findings = rows.map((r) => r.finding);
-    const lead = findings.find((f) => f.role === "root-cause");
+    const leadRow = rows.find((r) => r.finding.role === "root-cause");
+    const lead = leadRow?.finding;
     const initiating = lead
       ? { id: lead.id, file: lead.first.file, line: lead.first.line, began: lead.first.began, rank: lead.first.rank, time: lead.first.time }
       : null;
-    return { schema_version: BUNDLE_VERSION, files: this.files, lines: this.lines, findings, initiating, notes: this.notes };
+    const first_error = this.firstError(leadRow?.key ?? null);
+    return { schema_version: BUNDLE_VERSION, files: this.files, lines: this.lines, findings, initiating, first_error, notes: this.notes };
   }
 }
 
@@ -343,6 +408,7 @@ class FileScan {
     this.skipping = false;
     this.lineNo = 0;
     this.tracebacks = new Map();
+    this.frames = new Map();
     this.wrap = null;
     this.joined = null;
     this.joinedLine = 0;

@@ -18,6 +18,7 @@ from denpex_site.build.builder import Builder, manifest
 from denpex_site.build.pagefind import index_site
 from denpex_site.content.model import SCHEMA_VERSION
 from denpex_site.errors import InvalidContent
+from denpex_site.matcher.bundle import BUNDLE_VERSION
 from denpex_site.matcher.dialect import compile_pattern
 from denpex_site.site.model import Site
 
@@ -124,7 +125,7 @@ def test_json_api(project: Path) -> None:
     assert entries["entries"][0]["id"] == "demo-oom"
     assert entries["entries"][0]["url"] == "https://denpex-site.netlify.app/failures/demo-oom/"
     bundle = json.loads((project / "_site/api/signatures.json").read_text())
-    assert bundle["schema_version"] == SCHEMA_VERSION
+    assert bundle["schema_version"] == BUNDLE_VERSION
     sig = bundle["signatures"][0]
     assert sig["entry"] == "demo-oom" and sig["role"] == "root-cause"
     assert sig["regex"] == compile_pattern(sig["pattern"]).regex

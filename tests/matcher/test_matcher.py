@@ -17,6 +17,7 @@ from denpex_site.matcher.diagnosis import Diagnosis, detect_wrap
 from denpex_site.matcher.engine import Engine
 
 from ..conftest import FIXTURES, REPO, TESTS
+from ..realset import real_logs
 
 NODE = shutil.which("node")
 RUNNER = TESTS / "js" / "diagnose.mjs"
@@ -82,6 +83,17 @@ def node_by_log(bundle_path: Path) -> dict[Path, dict]:
 @pytest.mark.parametrize("log", example_logs(), ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_python_and_javascript_agree(bundle_path: Path, node_by_log: dict[Path, dict], log: Path) -> None:
     assert python_result(bundle_path, [log]) == node_by_log[log]
+
+
+def test_agree_on_the_real_logs(bundle_path: Path, tmp_path: Path) -> None:
+    """The logs users pasted (tests/real/), as one Node batch: decisive lines included."""
+    logs = []
+    for path, log in real_logs():
+        logs.append(tmp_path / f"{path.stem}.log")
+        logs[-1].write_text(log["log"], encoding="utf-8")
+    node = node_results(bundle_path, [[log] for log in logs])
+    for log, got in zip(logs, node, strict=True):
+        assert python_result(bundle_path, [log]) == got, log.name
 
 
 def test_agree_on_several_files_per_rank(bundle_path: Path) -> None:
@@ -233,7 +245,7 @@ def test_cli_exit_codes_and_json(bundle_path: Path, tmp_path: Path) -> None:
     found = cli("diagnose", "--bundle", str(bundle_path), "--json", str(LOGS / "interleaved-ranks.log"))
     assert found.returncode == 0
     data = json.loads(found.stdout)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert {"id", "title", "role", "score", "evidence"} <= set(data["findings"][0])
     none = cli("diagnose", "--bundle", str(bundle_path), str(LOGS / "rank0.log"))
     assert none.returncode == 1 and b"No known failure matched" in none.stdout

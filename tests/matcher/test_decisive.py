@@ -1,0 +1,128 @@
+"""The decisive line (``first_error``): the line that most likely tells the cause, entry or not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from denpex_site.matcher.decisive import LINES, Rules, rules
+from denpex_site.matcher.diagnosis import Diagnosis
+
+from .test_matcher import LOGS, engine_of
+
+
+@pytest.fixture(scope="module")
+def bundle_path(real_site: Path) -> Path:
+    return real_site / "api/signatures.json"
+
+
+def first_error(bundle: Path, text: str) -> dict:
+    diagnosis = Diagnosis(engine_of(bundle))
+    diagnosis.add_text(text)
+    return json.loads(json.dumps(diagnosis.result()))["first_error"]
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("ValueError: r must be a positive integer", "exception"),
+        ("torch.OutOfMemoryError: CUDA out of memory.", "exception"),
+        ("lmdb.Error: mdb_env_open: No space left on device", "exception"),
+        ("AssertionError", "exception"),
+        ("  event_sync = storage._share_cuda_() RuntimeError: CUDA error: unknown error", "exception"),
+        ("cannot import name '_get_submodules' from 'peft.utils'", "exception"),
+        ("Killed", "kill"),
+        ("Segmentation fault (core dumped)", "kill"),
+        ("train.sh: line 7: 81234 Killed                  python train.py", "kill"),
+        ("[12345.678] Out of memory: Killed process 4242 (python) total-vm:98765432kB", "kill"),
+        ("terminate called after throwing an instance of 'c10::Error'", "fatal"),
+        ("Fatal Python error: Segmentation fault", "fatal"),
+        ("csrc/ops.cu:12:10: fatal error: cuda_runtime.h: No such file or directory", "error"),
+        ("ERROR: No matching distribution found for torch==1.7.1+cu110", "error"),
+        ("2024-05-01 10:00:00.123 | ERROR    | loader:load:40 - file missing", "error"),
+        ("sudo: nvidia-docker: command not found", "error"),
+        ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", "wrapper"),
+        (
+            "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
+            "wrapper",
+        ),
+        ("KeyboardInterrupt", "wrapper"),
+        ("Sending process 4244 closing signal SIGTERM", "wrapper"),
+        ("ERROR: Failed building wheel for flash-attn", "wrapper"),
+        ("    except KeyError:", None),
+        ("    raise ValueError(f'bad {x}')", None),
+        ("Epoch 3: train loss 0.231, val error 0.04", None),
+        ("Mean Absolute Error: 0.31", None),
+    ],
+)
+def test_line_kinds(line: str, kind: str | None) -> None:
+    assert Rules.compile(rules()).kind(line) == kind
+
+
+def test_every_rule_has_a_case_above() -> None:
+    """Each kind the rules know is exercised by test_line_kinds (a new kind needs a case)."""
+    assert {k for k, _ in LINES} == {"wrapper", "kill", "fatal", "exception", "error"}
+
+
+def test_raised_in_names_the_library_under_site_packages() -> None:
+    r = Rules.compile(rules())
+    win = r"C:\Users\dev\env\lib\site-packages\peft\tuners\lora\model.py"
+    assert r.raised_in(win) == {"path": "peft/tuners/lora/model.py", "library": "peft"}
+    assert r.raised_in("/usr/lib/python3/dist-packages/six.py")["library"] == "six"
+    assert r.raised_in("/workspace/train.py") == {"path": "/workspace/train.py", "library": ""}
+
+
+def test_worker_exception_beats_torchrun_summary(bundle_path: Path) -> None:
+    got = first_error(bundle_path, (LOGS / "decisive-torchrun-worker-traceback.log").read_text())
+    assert got["text"] == "[rank1]: ModuleNotFoundError: No module named 'einops'"
+    assert (got["line"], got["rank"], got["kind"]) == (8, 1, "exception")
+
+
+def test_exception_names_the_frame_it_was_raised_in(bundle_path: Path) -> None:
+    got = first_error(bundle_path, (LOGS / "decisive-raised-in-library.log").read_text())
+    assert got["text"].startswith("ValueError: Unsupported rank 0")
+    assert got["raised_in"] == {"path": "peft/tuners/lora/model.py", "library": "peft"}
+
+
+def test_shell_kill_is_decisive(bundle_path: Path) -> None:
+    got = first_error(bundle_path, (LOGS / "decisive-shell-killed.log").read_text())
+    assert (got["line"], got["kind"]) == (3, "kill")
+
+
+def test_flattened_traceback_counts_as_a_traceback(bundle_path: Path) -> None:
+    text = (LOGS / "decisive-flattened-traceback.log").read_text()
+    noise = "ERROR: pip's dependency resolver does not currently take into account all the packages\n"
+    got = first_error(bundle_path, noise + text)
+    assert (got["line"], got["kind"]) == (2, "exception")
+
+
+def test_a_wrapper_is_chosen_only_when_nothing_else_is_there(bundle_path: Path) -> None:
+    wrapper_only = (LOGS / "decisive-wrapper-only.log").read_text()
+    got = first_error(bundle_path, wrapper_only)
+    assert got["kind"] in ("wrapper", "collateral") and got["line"] == 1
+    got = first_error(bundle_path, wrapper_only + "Killed\n")
+    assert got["kind"] == "kill"
+
+
+def test_earliest_of_equally_decisive_lines(bundle_path: Path) -> None:
+    text = "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nKeyError: 'x'\n"
+    got = first_error(
+        bundle_path, text + text.replace("KeyError: 'x'", "IndexError: list index out of range")
+    )
+    assert got["text"] == "KeyError: 'x'"
+
+
+def test_a_matched_entry_and_the_decisive_line_agree(bundle_path: Path) -> None:
+    diagnosis = Diagnosis(engine_of(bundle_path))
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+    diagnosis.add_text(f"ValueError: something earlier\n{oom}\n")
+    result = diagnosis.result()
+    lead = next(f for f in result["findings"] if f["role"] == "root-cause")
+    assert result["first_error"]["kind"] == "signature"
+    assert result["first_error"]["line"] == lead["first"]["line"] == 2
+
+
+def test_no_candidate_no_first_error(bundle_path: Path) -> None:
+    assert first_error(bundle_path, "step 1 loss 2.3\nstep 2 loss 2.2\n") is None
