@@ -6,18 +6,24 @@ CPU only, about 3 s. Each variant runs one import line that real remote-code mod
 older libraries contain:
 
     python repro.py
-        from transformers.utils import is_torch_fx_available      (modeling_deepseek.py style
-        remote code; present up to 4.57, removed in 5.0)
+        from transformers.utils import is_torch_fx_available      (removed in 5.0)
+    python repro.py --name is_torch_fx_available_import_utils
+        from transformers.utils.import_utils import is_torch_fx_available
+                                       (the form in DeepSeek/MiniCPM remote code; removed in 5.0)
+    python repro.py --name is_torch_greater_or_equal_than_1_13
+        from transformers.pytorch_utils import is_torch_greater_or_equal_than_1_13
+                                       (missing only in 4.48.0 and 4.48.1)
     python repro.py --name shard_checkpoint
-        from transformers.modeling_utils import shard_checkpoint  (removed after 4.46)
+        from transformers.modeling_utils import shard_checkpoint  (removed in 4.47.0)
     python repro.py --name top_k_top_p_filtering
-        from transformers import top_k_top_p_filtering            (removed after 4.38; old trl)
+        from transformers import top_k_top_p_filtering            (removed in 4.39.0; trl < 0.8)
     python repro.py --name is_flash_attn_available
-        from transformers.utils import is_flash_attn_available    (removed after 4.38)
+        from transformers.utils import is_flash_attn_available    (removed in 4.39.0; on
+                                       4.35-4.38 calling it logs a deprecation warning)
     python repro.py --fixed
         the replacements that exist in current releases; exit code 0.
 
-Every variant except --fixed exits non-zero on transformers 5.x. Captured output is in logs/.
+A removed name exits non-zero with ImportError. Captured output is in logs/.
 """
 
 import argparse
@@ -25,10 +31,16 @@ import argparse
 import transformers
 
 IMPORTS = {
-    "is_torch_fx_available": "from transformers.utils import is_torch_fx_available",
-    "shard_checkpoint": "from transformers.modeling_utils import shard_checkpoint",
-    "top_k_top_p_filtering": "from transformers import top_k_top_p_filtering",
-    "is_flash_attn_available": "from transformers.utils import is_flash_attn_available",
+    "is_torch_fx_available": "from transformers.utils import is_torch_fx_available as obj",
+    "is_torch_fx_available_import_utils": (
+        "from transformers.utils.import_utils import is_torch_fx_available as obj"
+    ),
+    "is_torch_greater_or_equal_than_1_13": (
+        "from transformers.pytorch_utils import is_torch_greater_or_equal_than_1_13 as obj"
+    ),
+    "shard_checkpoint": "from transformers.modeling_utils import shard_checkpoint as obj",
+    "top_k_top_p_filtering": "from transformers import top_k_top_p_filtering as obj",
+    "is_flash_attn_available": "from transformers.utils import is_flash_attn_available as obj",
 }
 
 p = argparse.ArgumentParser()
@@ -40,13 +52,23 @@ args = p.parse_args()
 print("transformers", transformers.__version__, flush=True)
 if args.fixed:
     from huggingface_hub import split_torch_state_dict_into_shards  # replaces shard_checkpoint
+    from transformers.generation import TopKLogitsWarper, TopPLogitsWarper  # top_k_top_p_filtering
     from transformers.utils import is_flash_attn_2_available  # replaces is_flash_attn_available
 
     print(
         "replacements import fine:",
         split_torch_state_dict_into_shards.__name__,
+        TopKLogitsWarper.__name__,
+        TopPLogitsWarper.__name__,
         is_flash_attn_2_available.__name__,
     )
 else:
-    exec(IMPORTS[args.name])
-    print("imported", args.name)
+    scope = {}
+    exec(IMPORTS[args.name], scope)
+    obj = scope["obj"]
+    if args.name.startswith("is_"):
+        # availability helpers are called the way remote code calls them
+        value = obj() if callable(obj) else obj
+        print("imported", args.name, "->", value, flush=True)
+    else:
+        print("imported", args.name)
