@@ -55,6 +55,10 @@ SMALL = 1 << 20
 
 
 TRACEBACK_REACH = 400
+
+
+MAX_ENDS = 100_000
+"""Tracebacks whose ending exception is remembered (a log of millions of tracebacks keeps the first)."""
 """A hit at most this many lines after a traceback start is attributed to that traceback."""
 
 
@@ -73,6 +77,7 @@ class Finding:
     count: int = 0
     first: Key | None = None
     first_root: Key | None = None
+    roots: list[Key] = field(default_factory=list)
 
 
 _CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 27))
@@ -138,6 +143,8 @@ class Diagnosis:
         self.lines = 0
         self.decisive: tuple[int, Key] | None = None
         self.raised: dict[tuple[int, int], dict[str, str]] = {}
+        self.ends: dict[tuple[int, int | None, int], dict[str, Any]] = {}
+        """The exception line that ended each traceback (file, rank, line it began at)."""
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -346,6 +353,8 @@ class Diagnosis:
             tier = 0  # it ends a traceback (or a whole traceback flattened onto one line)
         at["kind"] = kind
         at["raised_in"] = raised if kind == "exception" else None
+        if tier == 0 and kind == "exception" and began is not None and len(self.ends) < MAX_ENDS:
+            self.ends.setdefault((file_index, rank, began), at)
         key = (at, file_index)
         best = self.decisive
         if best is None or tier < best[0] or (tier == best[0] and _compare(key, best[1]) < 0):
@@ -369,10 +378,11 @@ class Diagnosis:
             finding.evidence.append(evidence)
         if finding.first is None or _compare(key, finding.first) < 0:
             finding.first = key
-        if rule.role == "root-cause" and (
-            finding.first_root is None or _compare(key, finding.first_root) < 0
-        ):
-            finding.first_root = key
+        if rule.role == "root-cause":
+            if len(finding.roots) < EVIDENCE_CAP:
+                finding.roots.append(key)
+            if finding.first_root is None or _compare(key, finding.first_root) < 0:
+                finding.first_root = key
 
     # -- result ---------------------------------------------------------------------------------
 
@@ -403,8 +413,7 @@ class Diagnosis:
             )
         rows.sort(key=lambda kv: (ROLE_ORDER[kv[1]["role"]], _SortKey(kv[0]), -kv[1]["score"], kv[1]["id"]))
         findings = [row for _, row in rows]
-        lead_row = next((row for row in rows if row[1]["role"] == "root-cause"), None)
-        lead = lead_row[1] if lead_row is not None else None
+        lead = next((f for f in findings if f["role"] == "root-cause"), None)
         initiating = None
         if lead is not None:
             ev = lead["first"]
@@ -422,16 +431,27 @@ class Diagnosis:
             "lines": self.lines,
             "findings": findings,
             "initiating": initiating,
-            "first_error": self._first_error(lead_row[0] if lead_row is not None else None),
+            "first_error": self._first_error(self.findings[lead["id"]] if lead is not None else None),
             "notes": self.notes,
         }
 
-    def _first_error(self, lead: Key | None) -> dict[str, Any] | None:
-        """The decisive line: the lead finding's root-cause line when an entry matched, else the
-        most decisive candidate line (see :mod:`denpex_site.matcher.decisive`)."""
+    def _first_error(self, lead: Finding | None) -> dict[str, Any] | None:
+        """The decisive line (see :mod:`denpex_site.matcher.decisive`).
+
+        When an entry matched, it agrees with the lead finding: the earliest exception that ends a
+        traceback holding one of its root-cause lines (the entry may match a frame or code line
+        there), else its first root-cause line. Otherwise the most decisive candidate line."""
         if lead is None:
             return dict(self.decisive[1][0]) if self.decisive is not None else None
-        ev, index = lead
+        ends = []
+        for ev, index in lead.roots:
+            end = self.ends.get((index, ev["rank"], ev["began"])) if ev["began"] is not None else None
+            if end is not None and end["line"] >= ev["line"]:
+                ends.append((end, index))
+        if ends:
+            return dict(min(ends, key=_SortKey)[0])
+        assert lead.first_root is not None
+        ev, index = lead.first_root
         raised = self.raised.get((index, ev["line"]))
         keys = ("file", "line", "rank", "time", "text")
         return {**{k: ev[k] for k in keys}, "kind": "signature", "raised_in": raised}

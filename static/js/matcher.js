@@ -17,6 +17,7 @@ const NEWLINE = 10;
 const ESC = 27;
 const TRACEBACK = "Traceback (most recent call last):";
 const TRACEBACK_REACH = 400;
+const MAX_ENDS = 100000;
 const ROLE_ORDER = { "root-cause": 0, warning: 1, collateral: 2 };
 /** Decisive-line kinds, lower is more decisive (as denpex_site/matcher/decisive.py's TIER). */
 const TIER = { kill: 0, fatal: 0, exception: 1, error: 1, wrapper: 2, collateral: 2 };
@@ -259,6 +260,8 @@ export class Diagnosis {
     this.lines = 0;
     this.decisive = null;
     this.raised = new Map();
+    /** The exception line that ended each traceback, by "file:rank:line it began at". */
+    this.ends = new Map();
   }
 
   /** Start a file; feed it with ``push(bytes)`` and close it with ``end()``. */
@@ -322,23 +325,37 @@ export class Diagnosis {
     if (kind === "exception" && (raised || line.includes(TRACEBACK))) tier = 0;
     at.kind = kind;
     at.raised_in = kind === "exception" ? raised : null;
+    const end = `${fileIndex}:${rank}:${began}`;
+    if (tier === 0 && kind === "exception" && began !== null && this.ends.size < MAX_ENDS && !this.ends.has(end)) this.ends.set(end, at);
     const key = { ev: at, file: fileIndex };
     const best = this.decisive;
     if (!best || tier < best.tier || (tier === best.tier && compare(key, best.key) < 0)) this.decisive = { tier, key };
   }
 
-  /** The decisive line: the lead finding's root-cause line when an entry matched, else the best candidate. */
-  firstError(leadKey) {
-    if (!leadKey) return this.decisive ? { ...this.decisive.key.ev } : null;
-    const ev = leadKey.ev;
-    const raised = this.raised.get(`${leadKey.file}:${ev.line}`) ?? null;
+  /**
+   * The decisive line. When an entry matched, it agrees with the lead finding: the earliest exception
+   * that ends a traceback holding one of its root-cause lines, else its first root-cause line.
+   * Otherwise the most decisive candidate line.
+   */
+  firstError(lead) {
+    if (!lead) return this.decisive ? { ...this.decisive.key.ev } : null;
+    let best = null;
+    for (const { ev, file } of lead.roots) {
+      const end = ev.began !== null ? this.ends.get(`${file}:${ev.rank}:${ev.began}`) : undefined;
+      if (!end || end.line < ev.line) continue;
+      const key = { ev: end, file };
+      if (!best || compare(key, best) < 0) best = key;
+    }
+    if (best) return { ...best.ev };
+    const { ev, file } = lead.firstRoot;
+    const raised = this.raised.get(`${file}:${ev.line}`) ?? null;
     return { file: ev.file, line: ev.line, rank: ev.rank, time: ev.time, text: ev.text, kind: "signature", raised_in: raised };
   }
 
   record(rule, ev, fileIndex) {
     let f = this.findings.get(rule.entry);
     if (!f) {
-      f = { id: rule.entry, rules: new Map(), evidence: [], count: 0, first: null, firstRoot: null };
+      f = { id: rule.entry, rules: new Map(), evidence: [], count: 0, first: null, firstRoot: null, roots: [] };
       this.findings.set(rule.entry, f);
     }
     const key = { ev, file: fileIndex };
@@ -346,7 +363,10 @@ export class Diagnosis {
     f.rules.set(rule.index, rule);
     if (f.evidence.length < EVIDENCE_CAP) f.evidence.push(ev);
     if (!f.first || compare(key, f.first) < 0) f.first = key;
-    if (rule.role === "root-cause" && (!f.firstRoot || compare(key, f.firstRoot) < 0)) f.firstRoot = key;
+    if (rule.role === "root-cause") {
+      if (f.roots.length < EVIDENCE_CAP) f.roots.push(key);
+      if (!f.firstRoot || compare(key, f.firstRoot) < 0) f.firstRoot = key;
+    }
   }
 
   result() {
@@ -381,12 +401,11 @@ export class Diagnosis {
         (a.finding.id < b.finding.id ? -1 : a.finding.id > b.finding.id ? 1 : 0),
     );
     const findings = rows.map((r) => r.finding);
-    const leadRow = rows.find((r) => r.finding.role === "root-cause");
-    const lead = leadRow?.finding;
+    const lead = findings.find((f) => f.role === "root-cause");
     const initiating = lead
       ? { id: lead.id, file: lead.first.file, line: lead.first.line, began: lead.first.began, rank: lead.first.rank, time: lead.first.time }
       : null;
-    const first_error = this.firstError(leadRow?.key ?? null);
+    const first_error = this.firstError(lead ? this.findings.get(lead.id) : null);
     return { schema_version: BUNDLE_VERSION, files: this.files, lines: this.lines, findings, initiating, first_error, notes: this.notes };
   }
 }

@@ -126,3 +126,24 @@ def test_a_matched_entry_and_the_decisive_line_agree(bundle_path: Path) -> None:
 
 def test_no_candidate_no_first_error(bundle_path: Path) -> None:
     assert first_error(bundle_path, "step 1 loss 2.3\nstep 2 loss 2.2\n") is None
+
+
+def test_an_entry_matching_a_code_line_agrees_with_the_exception_that_ends_its_traceback(
+    bundle_path: Path,
+) -> None:
+    """diffusers-lora-needs-peft matches the import line in the traceback; the decisive line is
+    the exception that ends it."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/app/site-packages/diffusers/loaders/peft.py", line 300, in load_lora_adapter\n'
+        "    from peft import LoraConfig, inject_adapter_in_model, set_peft_model_state_dict\n"
+        "ModuleNotFoundError: No module named 'peft'\n"
+    )
+    diagnosis = Diagnosis(engine_of(bundle_path))
+    diagnosis.add_text(log)
+    result = diagnosis.result()
+    assert result["findings"][0]["id"] == "diffusers-lora-needs-peft"
+    assert result["findings"][0]["first"]["line"] == 3
+    first = result["first_error"]
+    assert (first["line"], first["kind"]) == (4, "exception")
+    assert first["raised_in"] == {"path": "diffusers/loaders/peft.py", "library": "diffusers"}
