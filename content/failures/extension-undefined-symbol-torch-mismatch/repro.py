@@ -25,8 +25,15 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("scale", &scale); }
 """
 
 same_abi = "--same-abi" in sys.argv
-print("torch", torch.__version__, "cuda", torch.version.cuda,
-      "cxx11_abi", torch.compiled_with_cxx11_abi(), flush=True)
+print(
+    "torch",
+    torch.__version__,
+    "cuda",
+    torch.version.cuda,
+    "cxx11_abi",
+    torch.compiled_with_cxx11_abi(),
+    flush=True,
+)
 
 build_dir = os.path.join(tempfile.gettempdir(), "scale_ext_same" if same_abi else "scale_ext_old")
 os.makedirs(build_dir, exist_ok=True)

@@ -44,7 +44,9 @@ WHERE = (
 def run(cmd, cwd):
     shown = ["python"] + [repr(a) if " " in a else a for a in cmd[1:]]
     print("$ " + " ".join(shown), flush=True)
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    proc = subprocess.run(
+        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True
+    )
     sys.stdout.write(proc.stdout)
     sys.stdout.flush()
     return proc.returncode
