@@ -3,6 +3,8 @@
     python repro.py            # builds with -D_GLIBCXX_USE_CXX11_ABI=0: undefined symbol at import
     python repro.py --same-abi # builds with torch's own setting: imports and runs
 
+Run: python repro.py
+
 Needs g++ and ninja (pip install ninja). Captured with torch 2.13.0+cpu, g++ 12.2, Python 3.11.
 """
 
