@@ -408,6 +408,9 @@ class Diagnosis:
                         "signatures": sorted(f.rules),
                         "first": lead_key[0],
                         "evidence": f.evidence,
+                        "cause": meta["cause"],
+                        "fix": meta["fix"],
+                        "confirm": meta["confirm"],
                     },
                 )
             )

@@ -55,6 +55,13 @@ def _decisive(first: dict[str, Any] | None, colour: bool) -> list[str]:
     return lines
 
 
+def _answer(finding: dict[str, Any]) -> list[str]:
+    """The entry's quick answer and its first confirm step, indented under the finding."""
+    lines = [f"   cause: {safe(finding['cause'])}", f"   fix:   {safe(finding['fix'])}", "   confirm:"]
+    lines += [f"     {safe(line)}" for line in finding["confirm"].strip().splitlines()]
+    return lines
+
+
 def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> str:
     files = [f for f in result["files"] if not f.get("skipped")]
     lines = [
@@ -98,10 +105,10 @@ def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> 
         lines += ["", _paint(section, "bold", colour)]
         for number, f in enumerate(group, 1):
             role = _paint(f["role"], f["role"], colour)
-            lines.append(
-                f"{number}. {safe(f['title'])}  [{role}, score {f['score']}, matched {f['count']} time(s)]"
-            )
+            lines.append(f"{number}. {safe(f['title'])}  [{role}, matched {f['count']} time(s)]")
             lines.append(f"   {_where(f['first'])}")
             lines.append(f"   > {safe(f['first']['text'][:300])}")
+            if f["role"] != "collateral":
+                lines += _answer(f)
             lines.append("   " + _paint(safe(f"{base_url}/failures/{f['id']}/"), "link", colour))
     return "\n".join(lines) + "\n"

@@ -111,6 +111,7 @@ def _alert(finding: dict[str, Any], name: str, base_url: str) -> None:
     rank = f", rank {ev['rank']}" if ev["rank"] is not None else ""
     print(
         f"ALERT {safe(finding['title'])} at {safe(name)}:{ev['line']}{rank}\n  > {safe(ev['text'][:300])}\n"
+        f"  cause: {safe(finding['cause'])}\n  fix:   {safe(finding['fix'])}\n"
         f"  {base_url}/failures/{finding['id']}/",
         flush=True,
     )

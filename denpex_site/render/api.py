@@ -81,6 +81,9 @@ def _head(site: Site) -> dict[str, Any]:
                 "severity": p.entry.severity.value,
                 "silent": p.entry.silent,
                 "systems": list(p.entry.systems),
+                "cause": p.entry.quick_answer.cause,
+                "fix": p.entry.quick_answer.fix,
+                "confirm": p.entry.confirm[0].step,
             }
             for p in site.ordered()
         },

@@ -134,6 +134,20 @@ function showDecisive(first) {
   if (raised) $("decisive-raised").textContent = `Raised in ${raised.path}${raised.library ? ` (${raised.library})` : ""}`;
 }
 
+/** The entry's quick answer and its first confirm step (Markdown, shown as written). */
+function answer(f) {
+  return el(
+    "dl",
+    { className: "answer" },
+    el("dt", { textContent: "Cause" }),
+    el("dd", { textContent: f.cause }),
+    el("dt", { textContent: "Fix" }),
+    el("dd", { textContent: f.fix }),
+    el("dt", { textContent: "Confirm" }),
+    el("dd", {}, el("pre", { className: "confirm", textContent: f.confirm.trim() })),
+  );
+}
+
 function finish(result) {
   cancel.disabled = true;
   lastResult = result;
@@ -166,10 +180,11 @@ function finish(result) {
       "li",
       { className: `finding role-${f.role}` },
       el("h3", {}, el("a", { href: `/failures/${f.id}/`, textContent: f.title })),
-      el("p", { className: "finding-meta" }, el("span", { className: "role", textContent: f.role === "collateral" ? "collateral (a consequence, not the cause)" : f.role }), ` · score ${f.score} · ${f.count} matching line${f.count === 1 ? "" : "s"}`),
+      el("p", { className: "finding-meta" }, el("span", { className: "role", textContent: f.role === "collateral" ? "collateral (a consequence, not the cause)" : f.role }), ` · ${f.count} matching line${f.count === 1 ? "" : "s"}`),
       el("p", { className: "where", textContent: where(f.first) }),
       highlighted(f.first),
     );
+    if (f.role !== "collateral") item.append(answer(f));
     item.dataset.entryId = f.id;
     item.dataset.role = f.role;
     list.append(item);
@@ -193,7 +208,8 @@ function report(result) {
   const first = result.first_error;
   if (first) lines.push(`Decisive line (${KINDS[first.kind] ?? first.kind}) at ${mask(where(first), masks)}: \`${mask(first.text, masks).slice(0, 300)}\``, "");
   for (const f of result.findings) {
-    lines.push(`- **${f.title}** (${f.role}, score ${f.score}): ${location.origin}/failures/${f.id}/`);
+    lines.push(`- **${f.title}** (${f.role}): ${location.origin}/failures/${f.id}/`);
+    if (f.role !== "collateral") lines.push(`  - cause: ${f.cause}`, `  - fix: ${f.fix}`);
     lines.push(`  - first at ${mask(where(f.first), masks)}: \`${mask(f.first.text, masks).slice(0, 300)}\``);
   }
   return lines.join("\n") + "\n";

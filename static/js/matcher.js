@@ -390,6 +390,9 @@ export class Diagnosis {
           signatures: [...f.rules.keys()].sort((a, b) => a - b),
           first: lead.ev,
           evidence: f.evidence,
+          cause: meta.cause,
+          fix: meta.fix,
+          confirm: meta.confirm,
         },
       });
     }

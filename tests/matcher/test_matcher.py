@@ -328,6 +328,7 @@ def test_watch_alerts_and_survives_rotation(bundle_path: Path, tmp_path: Path) -
         proc.terminate()
         out, _ = proc.communicate(timeout=5)
     assert b"ALERT" in out and b"/failures/cuda-oom/" in out
+    assert b"\n  fix:   " in out and b"\n  cause: " in out
 
 
 @pytest.mark.parametrize(

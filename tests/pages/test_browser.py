@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from ..browser import CHROMIUM_ARGS, CHROMIUM_PATH, static_server
-from ..conftest import REPO
+from ..conftest import REPO, TESTS
 
 pytestmark = pytest.mark.browser
 
@@ -162,6 +162,28 @@ def test_diagnose_pasted_example_log(page: tuple[object, Watch, str], site: tupl
     assert first.get_attribute("data-entry-id") == eid
     assert first.get_attribute("data-role") == "root-cause"
     assert p.locator("#diagnosis-results mark").count() >= 1
+    answer = first.locator(".answer").inner_text()
+    assert "Cause" in answer and "Fix" in answer and "Confirm" in answer
+    assert "score" not in first.inner_text()
+    assert p.locator("#decisive-box").is_visible()
+    watch.assert_clean()
+
+
+def test_diagnose_unknown_failure_offers_its_decisive_line(page: tuple[object, Watch, str]) -> None:
+    p, watch, base = page
+    p.goto(base + "/diagnose/")
+    p.fill("#log-text", (TESTS / "logs/decisive-raised-in-library.log").read_text())
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=15_000)
+    assert (
+        p.locator("#decisive-text").inner_text()
+        == "ValueError: Unsupported rank 0: r must be a positive integer"
+    )
+    assert p.locator("#decisive-raised").inner_text() == "Raised in peft/tuners/lora/model.py (peft)"
+    assert "q=ValueError%3A%20Unsupported%20rank%200" in (p.get_attribute("#search-link", "href") or "")
+    propose = p.get_attribute("#propose-link", "href") or ""
+    assert "title=New%20failure%3A%20ValueError%3A%20Unsupported%20rank%200" in propose
+    assert "ValueError%3A%20Unsupported%20rank%200" in propose.split("body=")[1]
     watch.assert_clean()
 
 
