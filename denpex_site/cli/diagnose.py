@@ -55,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         colour = (sys.stdout.isatty() and args.color != "never") or args.color == "always"
         sys.stdout.write(text_report(result, base_url(args), colour=colour))
+    failed += [
+        f"{f['name']} looks like a binary file, not a text log" for f in result["files"] if f["skipped"]
+    ]
     for message in failed:  # the other files were diagnosed; these are named, and the exit is 2
         print(f"error: {safe(message)}", file=sys.stderr)
     if failed:

@@ -167,6 +167,12 @@ def test_binary_file_is_skipped_with_a_note(bundle_path: Path, tmp_path: Path) -
     result = python_result(bundle_path, [core])
     assert result["findings"] == [] and result["files"][0]["skipped"] == "binary"
     assert result == node_result(bundle_path, [core])
+    cli = subprocess.run(
+        [sys.executable, "-m", "denpex_site", "diagnose", "--bundle", str(bundle_path), str(core)],
+        capture_output=True,
+        text=True,
+    )
+    assert cli.returncode == 2 and "core.bin looks like a binary file, not a text log" in cli.stderr
 
 
 # The child's own peak resident memory in KiB. VmHWM belongs to the memory map made at exec;
