@@ -55,11 +55,11 @@ SMALL = 1 << 20
 
 
 TRACEBACK_REACH = 400
+"""A hit at most this many lines after a traceback start is attributed to that traceback."""
 
 
 MAX_ENDS = 100_000
 """Tracebacks whose ending exception is remembered (a log of millions of tracebacks keeps the first)."""
-"""A hit at most this many lines after a traceback start is attributed to that traceback."""
 
 
 ROLE_ORDER = {"root-cause": 0, "warning": 1, "collateral": 2}
@@ -177,7 +177,7 @@ class Diagnosis:
         line_no = 0
         skipping = False
         n = source.readinto(view[:block])
-        if n and not self._sniff(bytes(view[: min(n, max(BINARY_SAMPLE, WRAP_SAMPLE))]), n, state, name):
+        if n and not self._sniff(bytes(view[: min(n, WRAP_SAMPLE)]), n <= WRAP_SAMPLE, state, name):
             view.release()
             return
         while n:
@@ -193,13 +193,14 @@ class Diagnosis:
         info["lines"] = line_no
         self.lines += line_no
 
-    def _sniff(self, sample: bytes, n: int, state: FileState, name: str) -> bool:
-        """Look at a file's first block: False (with a note) for a binary file; else guess how it was wrapped."""
-        if looks_binary(sample[: min(n, BINARY_SAMPLE)]):
+    def _sniff(self, sample: bytes, complete: bool, state: FileState, name: str) -> bool:
+        """Look at a file's first MiB (``complete`` when that is the whole file): False (with a
+        note) for a binary file; else guess how it was wrapped."""
+        if looks_binary(sample[:BINARY_SAMPLE]):
             self.files[state.index]["skipped"] = "binary"
             self.notes.append(f"{name}: looks like a binary file, not a text log; it was skipped.")
             return False
-        state.wrap = detect_wrap(sample[: min(n, WRAP_SAMPLE)], n <= WRAP_SAMPLE, self.engine.ansi_bytes)
+        state.wrap = detect_wrap(sample, complete, self.engine.ansi_bytes)
         return True
 
     def _scan_block(
