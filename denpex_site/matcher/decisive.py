@@ -105,7 +105,13 @@ TIER = {"kill": 0, "fatal": 0, "exception": 1, "error": 1, "wrapper": 2, "collat
 
 def rules() -> dict[str, Any]:
     """The rules as the bundle ships them."""
-    return {"anchors": ANCHORS, "frame": FRAME, "library": LIBRARY, "lines": [list(x) for x in LINES]}
+    return {
+        "anchors": ANCHORS,
+        "frame": FRAME,
+        "library": LIBRARY,
+        "lines": [list(x) for x in LINES],
+        "tiers": TIER,
+    }
 
 
 @dataclass
@@ -116,6 +122,7 @@ class Rules:
     frame: re.Pattern[str]
     library: re.Pattern[str]
     lines: list[tuple[str, re.Pattern[str]]]
+    tiers: dict[str, int]
 
     @classmethod
     def compile(cls, data: dict[str, Any]) -> Rules:
@@ -124,6 +131,7 @@ class Rules:
             re.compile(data["frame"], re.ASCII),
             re.compile(data["library"], re.ASCII),
             [(kind, re.compile(rx, re.ASCII)) for kind, rx in data["lines"]],
+            dict(data["tiers"]),
         )
 
     def kind(self, body: str) -> str | None:

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from denpex_site.matcher.bundle import BUNDLE_VERSION, rank_from_file_name
-from denpex_site.matcher.decisive import TIER
 from denpex_site.matcher.engine import MAX_LINE, TRACEBACK, Engine, Rule
 
 CHUNK = 32 * 1024 * 1024
@@ -349,7 +348,7 @@ class Diagnosis:
         raised = self._raised_in(state, rank, began)
         if raised is not None and root:
             self.raised[(file_index, line_no)] = raised
-        tier = TIER[kind]
+        tier = engine.decisive.tiers[kind]
         if kind == "exception" and (raised is not None or TRACEBACK in line):
             tier = 0  # it ends a traceback (or a whole traceback flattened onto one line)
         at["kind"] = kind

@@ -19,8 +19,6 @@ const TRACEBACK = "Traceback (most recent call last):";
 const TRACEBACK_REACH = 400;
 const MAX_ENDS = 100000;
 const ROLE_ORDER = { "root-cause": 0, warning: 1, collateral: 2 };
-/** Decisive-line kinds, lower is more decisive (as denpex_site/matcher/decisive.py's TIER). */
-const TIER = { kill: 0, fatal: 0, exception: 1, error: 1, wrapper: 2, collateral: 2 };
 
 /** A copy of a short string that does not keep the block it was cut from alive. */
 const own = (s) => JSON.parse(JSON.stringify(s));
@@ -127,6 +125,7 @@ export function compileBundle(bundle) {
     frame: new RegExp(d.frame, "u"),
     library: new RegExp(d.library, "u"),
     lines: d.lines.map(([kind, rx]) => [kind, new RegExp(rx, "u")]),
+    tiers: d.tiers,
   };
   const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), TRACEBACK, ...d.anchors])];
   return {
@@ -320,7 +319,7 @@ export class Diagnosis {
     if (!timed) at.time = stamp(c, body);
     const raised = raisedIn(c, scan.frames.get(rank), began);
     if (raised && root) this.raised.set(`${fileIndex}:${lineNo}`, raised);
-    let tier = TIER[kind];
+    let tier = c.decisive.tiers[kind];
     // An exception that ends a traceback (or a whole traceback flattened onto one line).
     if (kind === "exception" && (raised || line.includes(TRACEBACK))) tier = 0;
     at.kind = kind;
