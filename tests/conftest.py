@@ -20,6 +20,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the selected reproductions at once, beside the rest of the suite (see test_repro)."""
+    from tests import test_repro
+
+    test_repro.start([p for item in session.items if (p := _repro_of(item)) is not None])
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests import test_repro
+
+    test_repro.stop()
+
+
+def _repro_of(item: pytest.Item) -> Path | None:
+    """The repro.py a collected test re-runs, if it is one of the reproduction tests."""
+    callspec = getattr(item, "callspec", None)
+    if item.get_closest_marker("repro") is None or callspec is None:
+        return None
+    return callspec.params.get("repro")
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))

@@ -13,7 +13,6 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -53,14 +52,34 @@ def run_repro(repro: Path) -> tuple[list[str], bytes]:
     return command, proc.stdout + proc.stderr
 
 
+_POOL: ThreadPoolExecutor | None = None
+_RUNS: dict[Path, Future[tuple[list[str], bytes]]] = {}
+
+
+def start(selected: list[Path]) -> None:
+    """Start the selected reproductions, a few at a time, as soon as the tests are collected: they
+    spend most of their time waiting (timeouts, process start-up, a compiler), so they run beside
+    the rest of the suite instead of after it."""
+    global _POOL
+    if not HAS_TORCH or _POOL is not None or not selected:
+        return
+    _POOL = ThreadPoolExecutor(max_workers=3, thread_name_prefix="repro")
+    for repro in selected:
+        _RUNS[repro] = _POOL.submit(run_repro, repro)
+
+
+def stop() -> None:
+    """Drop the reproductions not yet started (an interrupted or deselected session)."""
+    if _POOL is not None:
+        _POOL.shutdown(wait=False, cancel_futures=True)
+
+
 @pytest.fixture(scope="module")
-def outputs() -> Iterator[dict[Path, Future[tuple[list[str], bytes]]]]:
-    """Start every reproduction at once, a few at a time: most of their time is spent waiting."""
+def outputs() -> dict[Path, Future[tuple[list[str], bytes]]]:
     if not HAS_TORCH:
         pytest.skip("torch is not installed (pip install torch==2.13.0): the reproductions need it")
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        futures = {repro: pool.submit(run_repro, repro) for repro in REPROS}
-        yield futures
+    start(REPROS)  # collected some other way (the hook in conftest.py starts them first)
+    return _RUNS
 
 
 @pytest.fixture(scope="module")

@@ -230,15 +230,17 @@ def test_five_gigabyte_sparse_file_is_streamed(bundle_path: Path, tmp_path: Path
     assert rss < 300, f"peak memory {rss} MiB"
 
 
-def test_millions_of_matching_lines_cap_evidence_and_keep_counts(bundle_path: Path, tmp_path: Path) -> None:
+def test_a_quarter_million_matching_lines_cap_evidence_and_keep_counts(
+    bundle_path: Path, tmp_path: Path
+) -> None:
     many = tmp_path / "many.log"
     with open(many, "wb") as fh:
         block = f"[rank0]: {OOM}\n".encode() * 10_000
-        for _ in range(100):
+        for _ in range(25):
             fh.write(block)
     result, rss = run_measured(DIAGNOSE_FILE, str(bundle_path), str(many))
     finding = result["findings"][0]
-    assert finding["count"] == 1_000_000 and len(finding["evidence"]) == 20
+    assert finding["count"] == 250_000 and len(finding["evidence"]) == 20
     assert rss < 300
     assert result == node_result(bundle_path, [many])
 
