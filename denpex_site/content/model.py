@@ -139,6 +139,18 @@ class Signature(Model):
     )
     role: Role
     weight: float | None = Field(None, gt=0, le=100, description="Defaults by role: 10, 3 or 1.")
+    raised_in: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}$")] | None = (
+        Field(
+            None,
+            description="Match only an exception raised in this library ('peft') or module path "
+            "('torch/utils/cpp_extension.py'): the innermost frame of the traceback must be there.",
+        )
+    )
+    traceback_has: Annotated[str, StringConstraints(min_length=8, max_length=600)] | None = Field(
+        None,
+        description="Match only inside a traceback that also holds a line matching this pattern "
+        "(a frame, a code line) above the matched line.",
+    )
     source: Line = Field(description="Where this text comes from: upstream file, reproduction or log.")
     versions: Line | None = None
     examples: list[Annotated[str, StringConstraints(pattern=r"^logs/[A-Za-z0-9._-]+\.log$")]] = Field(

@@ -55,6 +55,10 @@ FRAME = r'^[ \t]{0,40}File "([^"]{1,1000})", line [0-9]{1,9}'
 """A traceback frame; group 1 is the file."""
 
 
+INLINE_FRAME = r'File "([^"]{1,1000})", line [0-9]{1,9}'
+"""A frame inside a traceback flattened onto one line: the last one is where it was raised."""
+
+
 LIBRARY = r"[\\/](?:site|dist)-packages[\\/]([A-Za-z0-9_.\\/-]{1,1000})"
 """The part of a frame's path under site-packages: its first component names the library."""
 
@@ -108,6 +112,7 @@ def rules() -> dict[str, Any]:
     return {
         "anchors": ANCHORS,
         "frame": FRAME,
+        "inline_frame": INLINE_FRAME,
         "library": LIBRARY,
         "lines": [list(x) for x in LINES],
         "tiers": TIER,
@@ -120,6 +125,7 @@ class Rules:
 
     anchors: list[str]
     frame: re.Pattern[str]
+    inline_frame: re.Pattern[str]
     library: re.Pattern[str]
     lines: list[tuple[str, re.Pattern[str]]]
     tiers: dict[str, int]
@@ -129,6 +135,7 @@ class Rules:
         return cls(
             list(data["anchors"]),
             re.compile(data["frame"], re.ASCII),
+            re.compile(data["inline_frame"], re.ASCII),
             re.compile(data["library"], re.ASCII),
             [(kind, re.compile(rx, re.ASCII)) for kind, rx in data["lines"]],
             dict(data["tiers"]),
@@ -150,3 +157,18 @@ class Rules:
         if library.endswith(".py"):
             library = library[:-3]
         return {"path": inner, "library": library}
+
+    def inline_raised_in(self, line: str) -> dict[str, str] | None:
+        """Where a traceback flattened onto ``line`` was raised: its last frame, if it shows one."""
+        frames = self.inline_frame.findall(line)
+        return self.raised_in(frames[-1]) if frames else None
+
+
+def raised_by(raised: dict[str, str], wanted: str) -> bool:
+    """Whether a frame (see :meth:`Rules.raised_in`) is in ``wanted``: a module path when it holds a
+    slash or ends in ``.py`` (``torch/utils/cpp_extension.py``, any part of the path), else a
+    library name (``peft``: the package under site-packages, or a folder of that name in the path)."""
+    path = raised["path"]
+    if "/" in wanted or wanted.endswith(".py"):
+        return wanted in path
+    return raised["library"] == wanted or f"/{wanted}/" in "/" + path

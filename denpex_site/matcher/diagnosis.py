@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from denpex_site.matcher.bundle import BUNDLE_VERSION, rank_from_file_name
+from denpex_site.matcher.decisive import raised_by
 from denpex_site.matcher.engine import MAX_LINE, TRACEBACK, Engine, Rule
 
 CHUNK = 32 * 1024 * 1024
@@ -99,6 +100,8 @@ class FileState:
     name: str
     tracebacks: dict[int | None, int] = field(default_factory=dict)
     frames: dict[int | None, tuple[int, str]] = field(default_factory=dict)
+    context: dict[tuple[int | None, int], int] = field(default_factory=dict)
+    """The last line, per rank and context, that matched a signature's ``traceback_has``."""
     wrap: int | None = None
     pending: str | None = None
     pending_line: int = 0
@@ -310,6 +313,9 @@ class Diagnosis:
             frame = engine.decisive.frame.match(body)
             if frame is not None:
                 state.frames[rank] = (line_no, frame.group(1))
+                opened = tracebacks.get(rank)
+                if opened is None or line_no - opened > TRACEBACK_REACH:
+                    tracebacks[rank] = line_no  # a paste that starts inside a traceback
             else:
                 kind = engine.decisive.kind(body)
         began = tracebacks.get(rank)
@@ -317,11 +323,20 @@ class Diagnosis:
             began = None
         at = {"file": state.name, "line": line_no, "rank": rank, "time": None, "text": line[:MAX_TEXT]}
         timed = root = False
-        for rule in engine.candidates(line):
+        rules, contexts = engine.candidates(line)
+        for k in contexts:
+            context = engine.contexts[k]
+            if context.anchor in line and context.regex.search(line):
+                state.context[(rank, k)] = line_no
+        for rule in rules:
             if rule.anchor not in line:
                 continue
             m = rule.regex.search(line)
             if m is None:
+                continue
+            if (rule.raised_in or rule.context is not None) and not self._in_context(
+                rule, state, rank, began, line
+            ):
                 continue
             if not timed:
                 at["time"], timed = engine.stamp(body), True
@@ -345,7 +360,7 @@ class Diagnosis:
             return
         if not timed:
             at["time"] = engine.stamp(body)
-        raised = self._raised_in(state, rank, began)
+        raised = self._raised_in(state, rank, began, line)
         if raised is not None and root:
             self.raised[(file_index, line_no)] = raised
         tier = engine.decisive.tiers[kind]
@@ -360,12 +375,31 @@ class Diagnosis:
         if best is None or tier < best[0] or (tier == best[0] and _compare(key, best[1]) < 0):
             self.decisive = (tier, key)
 
-    def _raised_in(self, state: FileState, rank: int | None, began: int | None) -> dict[str, str] | None:
-        """The last frame of the traceback open on ``rank``, if one is."""
+    def _raised_in(
+        self, state: FileState, rank: int | None, began: int | None, line: str
+    ) -> dict[str, str] | None:
+        """The last frame of the traceback open on ``rank`` (or flattened onto ``line``), if any."""
         frame = state.frames.get(rank)
-        if began is None or frame is None or frame[0] < began:
+        if began is None:
             return None
+        if frame is None or frame[0] < began:
+            return self.engine.decisive.inline_raised_in(line) if TRACEBACK in line else None
         return self.engine.decisive.raised_in(frame[1])
+
+    def _in_context(
+        self, rule: Rule, state: FileState, rank: int | None, began: int | None, line: str
+    ) -> bool:
+        """Whether a hit of a signature that requires context is inside a traceback that has it: the
+        line its ``traceback_has`` names, above it in the same traceback; the library or module
+        path of ``raised_in`` in the traceback's last frame."""
+        if began is None:
+            return False
+        if rule.context is not None and state.context.get((rank, rule.context), -1) < began:
+            return False
+        if rule.raised_in:
+            raised = self._raised_in(state, rank, began, line)
+            return raised is not None and raised_by(raised, rule.raised_in)
+        return True
 
     def _record(self, rule: Rule, evidence: dict[str, Any], file_index: int) -> None:
         finding = self.findings.get(rule.entry)

@@ -50,6 +50,19 @@ class Rule:
     weight: float
     anchor: str
     regex: re.Pattern[str]
+    raised_in: str | None = None
+    """Only an exception raised in this library or module path counts (see Rules.raised_by)."""
+    context: int | None = None
+    """Only a line inside a traceback that also holds a line of this context (an index into
+    ``Engine.contexts``) counts."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """A line that a signature requires in the same traceback (its ``traceback_has``)."""
+
+    anchor: str
+    regex: re.Pattern[str]
 
 
 def _re2_options() -> Any:
@@ -72,18 +85,32 @@ class Engine:
         self.stamps = [re.compile(t["regex"], re.ASCII) for t in norm["timestamps"]]
         self.decisive = Rules.compile(norm["decisive"])
         self.decisive_bytes = re.compile("|".join(re.escape(a) for a in self.decisive.anchors).encode())
-        self.rules = [
-            Rule(
-                s["entry"],
-                s["index"],
-                s["role"],
-                float(s["weight"]),
-                s["anchor"],
-                compile_regex(s["regex"]),
+        contexts: dict[str, int] = {}
+        context_prefilters: list[str] = []
+        self.contexts: list[Context] = []
+        self.rules = []
+        for s in bundle["signatures"]:
+            context = None
+            if "traceback_has" in s:
+                ctx = s["traceback_has"]
+                if ctx["regex"] not in contexts:
+                    contexts[ctx["regex"]] = len(self.contexts)
+                    self.contexts.append(Context(ctx["anchor"], compile_regex(ctx["regex"])))
+                    context_prefilters.append(ctx["prefilter"])
+                context = contexts[ctx["regex"]]
+            self.rules.append(
+                Rule(
+                    s["entry"],
+                    s["index"],
+                    s["role"],
+                    float(s["weight"]),
+                    s["anchor"],
+                    compile_regex(s["regex"]),
+                    s.get("raised_in"),
+                    context,
+                )
             )
-            for s in bundle["signatures"]
-        ]
-        self.prefilters = [s["prefilter"] for s in bundle["signatures"]]
+        self.prefilters = [s["prefilter"] for s in bundle["signatures"]] + context_prefilters
         self.rule_set = None
         if re2 is not None:
             # Which signatures a candidate line may match, found in one pass over the line.
@@ -102,12 +129,16 @@ class Engine:
         combined = "|".join(f"(?:{a})" for a in [*self.prefilters, *literal]).encode()
         return re2.compile(combined, _re2_options()) if re2 is not None else re.compile(combined)
 
-    def candidates(self, line: str) -> list[Rule]:
-        """The rules worth checking on a cleaned line, in bundle order."""
+    def candidates(self, line: str) -> tuple[list[Rule], list[int]]:
+        """The rules and the contexts worth checking on a cleaned line, in bundle order."""
         if self.rule_set is None:
-            return self.rules
+            return self.rules, list(range(len(self.contexts)))
         hits = self.rule_set.Match(line.encode("utf-8", "surrogatepass"))
-        return [self.rules[i] for i in sorted(hits)] if hits else []
+        if not hits:
+            return [], []
+        n = len(self.rules)
+        found = sorted(hits)
+        return [self.rules[i] for i in found if i < n], [i - n for i in found if i >= n]
 
     # -- one line -------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from denpex_site.content.config import SiteConfig
 from denpex_site.content.model import SCHEMA_VERSION
 from denpex_site.matcher.bundle import BUNDLE_VERSION
 from denpex_site.matcher.decisive import rules as decisive_rules
+from denpex_site.matcher.dialect import PatternError, compile_pattern
 from denpex_site.matcher.normalise import ANSI, MASKS, PROGRESS, RANK_PREFIXES, TIMESTAMPS
 from denpex_site.site.model import EntryPage, Site
 
@@ -46,19 +47,30 @@ def entry_signatures(page: EntryPage) -> list[dict[str, Any]]:
     for i, (sig, comp) in enumerate(zip(page.entry.signatures, page.compiled, strict=True)):
         if comp is None:
             continue
-        out.append(
-            {
-                "entry": page.id,
-                "index": i,
-                "role": sig.role.value,
-                "weight": sig.effective_weight,
-                "pattern": sig.pattern,
-                "regex": comp.regex,
-                "prefilter": comp.prefilter,
-                "anchor": comp.anchor,
-                "source": sig.source,
+        record: dict[str, Any] = {
+            "entry": page.id,
+            "index": i,
+            "role": sig.role.value,
+            "weight": sig.effective_weight,
+            "pattern": sig.pattern,
+            "regex": comp.regex,
+            "prefilter": comp.prefilter,
+            "anchor": comp.anchor,
+            "source": sig.source,
+        }
+        if sig.raised_in is not None:
+            record["raised_in"] = sig.raised_in
+        if sig.traceback_has is not None:
+            try:
+                context = compile_pattern(sig.traceback_has)
+            except PatternError:
+                continue  # check reports it
+            record["traceback_has"] = {
+                "regex": context.regex,
+                "prefilter": context.prefilter,
+                "anchor": context.anchor,
             }
-        )
+        out.append(record)
     return out
 
 

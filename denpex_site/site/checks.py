@@ -65,9 +65,31 @@ def _check_signatures(bundle: EntryFolder, report) -> tuple[list[Compiled | None
                 report(("signatures", i, "examples", j), f"example log '{name}' does not exist")
             elif not matched[name]:
                 report(("signatures", i, "pattern"), f"does not match any line of its example log '{name}'")
+        if sig.traceback_has is not None:
+            _check_context(sig.traceback_has, sig.examples, lines, ("signatures", i, "traceback_has"), report)
     if not entry.silent and not any(s.role == Role.root_cause for s in entry.signatures):
         report(("signatures",), ROOT_CAUSE_RULE)
     return compiled, {name: frozenset(found) for name, found in hits.items()}
+
+
+def _check_context(
+    pattern: str,
+    examples: list[str],
+    lines: dict[str, list[str]],
+    loc: Loc,
+    report: Callable[[Loc, str], None],
+) -> None:
+    """A signature's ``traceback_has`` pattern compiles and matches a line of each example log (the
+    matcher checks that it is in the same traceback: see logcheck)."""
+    try:
+        comp = compile_pattern(pattern)
+    except PatternError as exc:
+        report(loc, f"{exc} (at column {exc.column} of the pattern)")
+        return
+    rx = comp.compile()
+    for name in examples:
+        if name in lines and not any(comp.anchor in line and rx.search(line) for line in lines[name]):
+            report(loc, f"does not match any line of the example log '{name}'")
 
 
 _CODE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1|(`+).+?\2", re.S | re.M)

@@ -18,6 +18,7 @@ from denpex_site.content.model import Role
 from denpex_site.errors import Problems
 from denpex_site.matcher.diagnosis import Diagnosis
 from denpex_site.matcher.engine import Engine
+from denpex_site.matcher.normalise import normalize_lines
 from denpex_site.render.api import signature_bundle
 from denpex_site.site.model import EntryPage, Site
 
@@ -33,6 +34,36 @@ def _report_signature(page: EntryPage, index: int, message: str, problems: Probl
     problems.add(page.bundle.path, line, col, f"signatures[{index}].pattern", message)
 
 
+def _check_context_hits(page: EntryPage, log: str, text: str, result: dict, problems: Problems) -> None:
+    """A signature that requires context (``raised_in``, ``traceback_has``) must find it in each of
+    its example logs: the matcher, not only the pattern, must accept the line there."""
+    own = next((f for f in result["findings"] if f["id"] == page.id), None)
+    hit = set(own["signatures"]) if own is not None else set()
+    for index, sig in enumerate(page.entry.signatures):
+        if log not in sig.examples or index in hit or (sig.raised_in is None and sig.traceback_has is None):
+            continue
+        comp = page.compiled[index]
+        if comp is None or not any(
+            comp.anchor in x and comp.compile().search(x) for x in normalize_lines(text)
+        ):
+            continue  # the pattern itself matches no line: reported with the pattern
+        wanted = []
+        if sig.raised_in is not None:
+            wanted.append(f"raised in '{sig.raised_in}'")
+        if sig.traceback_has is not None:
+            wanted.append("below a line matching traceback_has")
+        field = "raised_in" if sig.raised_in is not None else "traceback_has"
+        line, col = page.bundle.lines.at(("signatures", index, field))
+        problems.add(
+            page.bundle.path,
+            line,
+            col,
+            f"signatures[{index}].{field}",
+            f"the pattern matches its example log '{log}', but not inside a traceback "
+            f"{' and '.join(wanted)}: the matcher ignores it there",
+        )
+
+
 def check_logs(site: Site, problems: Problems, healthy: list[Path]) -> None:
     bundle = signature_bundle(site)
     if not bundle["signatures"]:
@@ -44,6 +75,7 @@ def check_logs(site: Site, problems: Problems, healthy: list[Path]) -> None:
             if text is None:
                 continue
             result = _diagnose(engine, text, log.file)
+            _check_context_hits(page, log.file, text, result, problems)
             ids = [f["id"] for f in result["findings"]]
             if ids[:1] != [page.id]:
                 line, col = page.bundle.lines.at(("logs", i, "file"))

@@ -118,18 +118,34 @@ function lineScanner(byteClass, step) {
 export function compileBundle(bundle) {
   if (bundle.schema_version !== BUNDLE_VERSION) throw new Error(`unsupported signature bundle version ${bundle.schema_version}`);
   const norm = bundle.normalize;
-  const rules = bundle.signatures.map((s) => ({ ...s, re: new RegExp(s.regex, "u") }));
+  // Lines that signatures require in the same traceback (``traceback_has``), each compiled once.
+  const contexts = [];
+  const contextIndex = new Map();
+  const rules = bundle.signatures.map((s) => {
+    let context = null;
+    if (s.traceback_has) {
+      const ctx = s.traceback_has;
+      if (!contextIndex.has(ctx.regex)) {
+        contextIndex.set(ctx.regex, contexts.length);
+        contexts.push({ anchor: ctx.anchor, re: new RegExp(ctx.regex, "u") });
+      }
+      context = contextIndex.get(ctx.regex);
+    }
+    return { ...s, re: new RegExp(s.regex, "u"), raised_in: s.raised_in ?? null, context };
+  });
   const d = norm.decisive;
   const decisive = {
     anchors: d.anchors,
     frame: new RegExp(d.frame, "u"),
+    inlineFrame: new RegExp(d.inline_frame, "gu"),
     library: new RegExp(d.library, "u"),
     lines: d.lines.map(([kind, rx]) => [kind, new RegExp(rx, "u")]),
     tiers: d.tiers,
   };
-  const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), TRACEBACK, ...d.anchors])];
+  const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), ...contexts.map((x) => x.anchor), TRACEBACK, ...d.anchors])];
   return {
     decisive,
+    contexts,
     entries: bundle.entries,
     ansi: new RegExp(norm.ansi, "g"),
     progress: new RegExp(norm.progress),
@@ -231,15 +247,31 @@ function lineKind(c, body) {
   return null;
 }
 
-/** Where the last frame of the traceback open on a rank is: its path under site-packages and library. */
-function raisedIn(c, frame, began) {
-  if (began === null || !frame || frame[0] < began) return null;
-  const m = c.decisive.library.exec(frame[1]);
-  if (!m) return { path: frame[1].replaceAll("\\", "/"), library: "" };
+/** Where a frame's file is: its path (under site-packages when it is there) and library. */
+function frameAt(c, path) {
+  const m = c.decisive.library.exec(path);
+  if (!m) return { path: path.replaceAll("\\", "/"), library: "" };
   const inner = m[1].replaceAll("\\", "/");
   let library = inner.split("/", 1)[0];
   if (library.endsWith(".py")) library = library.slice(0, -3);
   return { path: inner, library };
+}
+
+/** The last frame of the traceback open on a rank (or flattened onto ``line``), if any. */
+function raisedIn(c, frame, began, line) {
+  if (began === null) return null;
+  if (!frame || frame[0] < began) {
+    if (!line.includes(TRACEBACK)) return null;
+    const frames = [...line.matchAll(c.decisive.inlineFrame)];
+    return frames.length ? frameAt(c, frames[frames.length - 1][1]) : null;
+  }
+  return frameAt(c, frame[1]);
+}
+
+/** Whether a frame is in ``wanted``: a module path (with a slash or ending in .py), else a library. */
+function raisedBy(raised, wanted) {
+  if (wanted.includes("/") || wanted.endsWith(".py")) return raised.path.includes(wanted);
+  return raised.library === wanted || `/${raised.path}`.includes(`/${wanted}/`);
 }
 
 function compare(a, b) {
@@ -284,18 +316,26 @@ export class Diagnosis {
     let kind = null;
     if (c.decisive.anchors.some((a) => line.includes(a))) {
       const frame = c.decisive.frame.exec(body);
-      if (frame) scan.frames.set(rank, [lineNo, frame[1]]);
-      else kind = lineKind(c, body);
+      if (frame) {
+        scan.frames.set(rank, [lineNo, frame[1]]);
+        const opened = tracebacks.get(rank);
+        // A paste that starts inside a traceback.
+        if (opened === undefined || lineNo - opened > TRACEBACK_REACH) tracebacks.set(rank, lineNo);
+      } else kind = lineKind(c, body);
     }
     let began = tracebacks.get(rank) ?? null;
     if (began !== null && lineNo - began > TRACEBACK_REACH) began = null;
     const at = { file: this.files[fileIndex].name, line: lineNo, rank, time: null, text: own(line.slice(0, MAX_TEXT)) };
     let timed = false;
     let root = false;
+    c.contexts.forEach((ctx, k) => {
+      if (line.includes(ctx.anchor) && ctx.re.test(line)) scan.context.set(`${rank}:${k}`, lineNo);
+    });
     for (const rule of c.rules) {
       if (!line.includes(rule.anchor)) continue;
       const m = rule.re.exec(line);
       if (!m) continue;
+      if ((rule.raised_in || rule.context !== null) && !this.inContext(rule, scan, rank, began, line)) continue;
       if (!timed) {
         at.time = stamp(c, body);
         timed = true;
@@ -317,7 +357,7 @@ export class Diagnosis {
     }
     if (kind === null) return;
     if (!timed) at.time = stamp(c, body);
-    const raised = raisedIn(c, scan.frames.get(rank), began);
+    const raised = raisedIn(c, scan.frames.get(rank), began, line);
     if (raised && root) this.raised.set(`${fileIndex}:${lineNo}`, raised);
     let tier = c.decisive.tiers[kind];
     // An exception that ends a traceback (or a whole traceback flattened onto one line).
@@ -329,6 +369,21 @@ export class Diagnosis {
     const key = { ev: at, file: fileIndex };
     const best = this.decisive;
     if (!best || tier < best.tier || (tier === best.tier && compare(key, best.key) < 0)) this.decisive = { tier, key };
+  }
+
+  /**
+   * Whether a hit of a signature that requires context is inside a traceback that has it: the line
+   * its ``traceback_has`` names above it in the same traceback, the library or module path of
+   * ``raised_in`` in the traceback's last frame.
+   */
+  inContext(rule, scan, rank, began, line) {
+    if (began === null) return false;
+    if (rule.context !== null && (scan.context.get(`${rank}:${rule.context}`) ?? -1) < began) return false;
+    if (rule.raised_in) {
+      const raised = raisedIn(this.c, scan.frames.get(rank), began, line);
+      return raised !== null && raisedBy(raised, rule.raised_in);
+    }
+    return true;
   }
 
   /**
@@ -430,6 +485,8 @@ class FileScan {
     this.lineNo = 0;
     this.tracebacks = new Map();
     this.frames = new Map();
+    /** The last line, per "rank:context", that matched a signature's ``traceback_has``. */
+    this.context = new Map();
     this.wrap = null;
     this.joined = null;
     this.joinedLine = 0;
