@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from denpex_site.matcher.bundle import BUNDLE_VERSION, rank_from_file_name
 from denpex_site.matcher.decisive import raised_by
 from denpex_site.matcher.engine import MAX_LINE, TRACEBACK, Engine, Rule
+from denpex_site.matcher.hang import HangTable
 
 CHUNK = 32 * 1024 * 1024
 
@@ -41,6 +42,10 @@ BINARY_SAMPLE = 8192
 
 
 WRAP_SAMPLE = 1 << 20
+
+
+WRAP_START = 5
+"""Characters that tell a new record's start (``[rank``, ``2024-``) from a wrapped line's rest."""
 
 
 WRAP_LINES = 4000
@@ -123,12 +128,24 @@ def detect_wrap(sample: bytes, complete: bool, ansi: re.Pattern[bytes]) -> int |
     at_width = [x for x, n in zip(lines, lengths, strict=False) if n == widest]
     near = sum(1 for n in lengths if n * 4 >= widest * 3)
     ends = sum(1 for n in lengths if 0 < n < widest)
+    # Separate records that happen to have one length (the same message from each rank) are each
+    # followed by a line that starts like a record (like the first line, or a line after a short
+    # one); a wrapped line is followed by its rest.
+    starts = {
+        x[:WRAP_START] for i, x in enumerate(lines[: len(lengths)]) if i == 0 or lengths[i - 1] < widest
+    }
+    records = sum(
+        1
+        for i, n in enumerate(lengths[:-1])
+        if n == widest and len(lines[i + 1]) >= WRAP_START and lines[i + 1][:WRAP_START] in starts
+    )
     if (
         widest >= 60
         and len(at_width) >= 3
         and len(at_width) * 10 >= near * 3
         and ends
         and len(set(at_width)) >= 3
+        and records * 2 <= len(at_width)
     ):
         return widest
     return None
@@ -143,6 +160,7 @@ class Diagnosis:
         self.files: list[dict[str, Any]] = []
         self.notes: list[str] = []
         self.lines = 0
+        self.hang = HangTable.compile(engine.hang_rules, engine.entries)
         self.decisive: tuple[int, Key] | None = None
         self.raised: dict[tuple[int, int], dict[str, str]] = {}
         self.ends: dict[tuple[int, int | None, int], dict[str, Any]] = {}
@@ -273,7 +291,7 @@ class Diagnosis:
     def _scan_small(self, chunk: bytes, state: FileState, base: int) -> int:
         """A short chunk: ask the signature set about each line (cheaper than one big scan)."""
         match = self.engine.rule_set.Match  # type: ignore[union-attr]
-        anchors = self.engine.decisive_bytes.search
+        anchors = self.engine.line_anchor_bytes.search
         line_no = base
         for raw in chunk.split(b"\n")[:-1]:
             line_no += 1
@@ -308,6 +326,8 @@ class Diagnosis:
         if TRACEBACK in line:
             tracebacks[rank] = line_no
             state.frames.pop(rank, None)
+        if any(a in line for a in engine.hang_anchors):
+            self.hang.add(line, rank, state.name, line_no)
         kind = None
         if any(a in line for a in engine.decisive.anchors):
             frame = engine.decisive.frame.match(body)
@@ -461,13 +481,21 @@ class Diagnosis:
                 "began": ev["began"],
                 "rank": ev["rank"],
                 "time": ev["time"],
+                "reason": None,
             }
+        hang = self.hang.result()
+        culprit = next((h for h in hang if h["rank"] is not None), None)
+        if culprit is not None:
+            # The rank that never reached the collective the others wait on started the failure.
+            empty = {"id": None, "file": None, "line": None, "began": None, "time": None}
+            initiating = {**(initiating or empty), "rank": culprit["rank"], "reason": culprit["reason"]}
         return {
             "schema_version": BUNDLE_VERSION,
             "files": self.files,
             "lines": self.lines,
             "findings": findings,
             "initiating": initiating,
+            "hang": hang,
             "first_error": self._first_error(self.findings[lead["id"]] if lead is not None else None),
             "notes": self.notes,
         }

@@ -84,7 +84,11 @@ class Engine:
         self.prefixes = [re.compile(p["regex"], re.ASCII) for p in norm["rank_prefixes"]]
         self.stamps = [re.compile(t["regex"], re.ASCII) for t in norm["timestamps"]]
         self.decisive = Rules.compile(norm["decisive"])
-        self.decisive_bytes = re.compile("|".join(re.escape(a) for a in self.decisive.anchors).encode())
+        self.hang_rules: dict[str, Any] = norm["hang"]
+        self.hang_anchors: list[str] = list(self.hang_rules["anchors"])
+        self.line_anchors = [*self.decisive.anchors, *self.hang_anchors]
+        """Words of the lines read beside the signatures' candidates: decisive-line and hang rules."""
+        self.line_anchor_bytes = re.compile("|".join(re.escape(a) for a in self.line_anchors).encode())
         contexts: dict[str, int] = {}
         context_prefilters: list[str] = []
         self.contexts: list[Context] = []
@@ -125,7 +129,7 @@ class Engine:
         decisive-line rules: a search over a big
         chunk stops only at candidate lines. Compiled when a chunk first needs it (the checks of a
         build only read small logs, which ask ``rule_set`` line by line)."""
-        literal = [re.escape(a) for a in [TRACEBACK, *self.decisive.anchors]]
+        literal = [re.escape(a) for a in [TRACEBACK, *self.line_anchors]]
         combined = "|".join(f"(?:{a})" for a in [*self.prefilters, *literal]).encode()
         return re2.compile(combined, _re2_options()) if re2 is not None else re.compile(combined)
 

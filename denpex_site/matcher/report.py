@@ -55,6 +55,39 @@ def _decisive(first: dict[str, Any] | None, colour: bool) -> list[str]:
     return lines
 
 
+HANG_ROWS = 16
+"""Ranks shown per process group in the terminal; the JSON has them all."""
+
+
+def _hang(result: dict[str, Any], base_url: str, colour: bool) -> list[str]:
+    """Per process group: ranks x the last collective each reached, and the rank that is behind."""
+    lines: list[str] = []
+    for h in result.get("hang", []):
+        group = f" (process group {h['pg']})" if h["pg"] else ""
+        lines += ["", _paint(f"Hang: the last collective of each rank{group}", "bold", colour)]
+        for row in h["ranks"][:HANG_ROWS]:
+            cells = [f"  rank {row['rank']:>4}"]
+            if row["seq"] is not None:
+                cells.append(f"waited on SeqNum {row['seq']} {row['op']}")
+            if row["numel_in"] is not None:
+                cells.append(f"NumelIn {row['numel_in']}")
+            if row["enqueued"] is not None:
+                cells.append(f"last enqueued {row['enqueued']}, completed {row['completed']}")
+            mark = "  <- behind" if row["rank"] in h["behind"] else ""
+            lines.append(safe("  ".join(cells)) + mark)
+        if len(h["ranks"]) > HANG_ROWS:
+            lines.append(f"  ... and {len(h['ranks']) - HANG_ROWS} more ranks (see --json)")
+        lines.append(
+            _paint(safe(f"  {h['reason']}"), "root-cause" if h["rank"] is not None else "dim", colour)
+        )
+        if h["causes"]:
+            lines.append(
+                "  Why a rank falls behind: "
+                + ", ".join(f"{base_url}/failures/{c}/" for c in h["causes"][:4])
+            )
+    return lines
+
+
 def _answer(finding: dict[str, Any]) -> list[str]:
     """The entry's quick answer and its first confirm step, indented under the finding."""
     lines = [f"   cause: {safe(finding['cause'])}", f"   fix:   {safe(finding['fix'])}", "   confirm:"]
@@ -71,6 +104,7 @@ def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> 
         lines.append(_paint(f"note: {safe(note)}", "dim", colour))
     findings = result["findings"]
     first = result.get("first_error")
+    lines += _hang(result, base_url, colour)
     if not findings:
         lines += ["", "No known failure matched."]
         lines += _decisive(first, colour)
@@ -86,8 +120,11 @@ def text_report(result: dict[str, Any], base_url: str, colour: bool = False) -> 
     lines.append("")
     if init:
         lead = findings[0]
-        lines.append(_paint(f"First root cause: {safe(lead['title'])}", "bold", colour))
-        lines.append(f"  at {_where(init)}")
+        if init["id"] is not None:
+            lines.append(_paint(f"First root cause: {safe(lead['title'])}", "bold", colour))
+            lines.append(f"  at {_where(init)}")
+        if init.get("reason"):
+            lines.append(_paint(f"Initiating rank: {init['rank']}", "bold", colour))
     elif first is not None and first["kind"] not in ("wrapper", "collateral"):
         lines.append("Only collateral or warning lines matched an entry; no entry covers the decisive line.")
     else:

@@ -14,6 +14,7 @@ from denpex_site.content.model import SCHEMA_VERSION
 from denpex_site.matcher.bundle import BUNDLE_VERSION
 from denpex_site.matcher.decisive import rules as decisive_rules
 from denpex_site.matcher.dialect import PatternError, compile_pattern
+from denpex_site.matcher.hang import rules as hang_rules
 from denpex_site.matcher.normalise import ANSI, MASKS, PROGRESS, RANK_PREFIXES, TIMESTAMPS
 from denpex_site.site.model import EntryPage, Site
 
@@ -85,6 +86,7 @@ def _head(site: Site) -> dict[str, Any]:
             "timestamps": [{"name": n, "regex": r} for n, r in TIMESTAMPS],
             "masks": [{"kind": k, "regex": r, "replacement": t} for k, r, t in MASKS],
             "decisive": decisive_rules(),
+            "hang": hang_rules(),
         },
         "entries": {
             p.id: {

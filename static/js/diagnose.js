@@ -56,6 +56,7 @@ function newWorker() {
 function start(payload) {
   list.replaceChildren();
   timeline.replaceChildren();
+  $("hang-tables").replaceChildren();
   notesBox.replaceChildren();
   empty.hidden = true;
   decisiveBox.hidden = true;
@@ -134,6 +135,36 @@ function showDecisive(first) {
   if (raised) $("decisive-raised").textContent = `Raised in ${raised.path}${raised.library ? ` (${raised.library})` : ""}`;
 }
 
+/** Per process group, ranks x the last collective each reached; the rank behind is marked. */
+function showHang(hang) {
+  const box = $("hang-box");
+  box.hidden = !hang.length;
+  if (!hang.length) return;
+  const named = hang.find((h) => h.rank !== null) ?? hang[0];
+  $("hang-reason").textContent = named.reason[0].toUpperCase() + named.reason.slice(1) + ".";
+  for (const h of hang) {
+    const rows = h.ranks.map((r) => el(
+      "tr",
+      { className: h.behind.includes(r.rank) ? "behind" : "" },
+      el("th", { scope: "row", textContent: String(r.rank) }),
+      el("td", { textContent: r.seq !== null ? `SeqNum ${r.seq} ${r.op}` : "" }),
+      el("td", { textContent: r.numel_in !== null ? String(r.numel_in) : "" }),
+      el("td", { textContent: r.enqueued !== null ? `${r.enqueued} / ${r.completed}` : "" }),
+    ));
+    for (const k of h.silent) rows.push(el("tr", { className: "behind" }, el("th", { scope: "row", textContent: String(k) }), el("td", { colSpan: 3, textContent: "no watchdog line" })));
+    rows.sort((a, b) => Number(a.firstChild.textContent) - Number(b.firstChild.textContent));
+    const head = el("tr", {}, ...["Rank", "Waited on", "NumelIn", "Enqueued / completed"].map((t) => el("th", { scope: "col", textContent: t })));
+    const caption = el("caption", { textContent: h.pg ? `Process group ${h.pg}` : "Default process group" });
+    $("hang-tables").append(el("table", { className: "timeline" }, caption, el("thead", {}, head), el("tbody", {}, ...rows)));
+  }
+  const causes = $("hang-causes");
+  causes.replaceChildren();
+  if (named.causes.length) {
+    causes.append("Why a rank falls behind: ");
+    named.causes.forEach((id, i) => causes.append(i ? ", " : "", el("a", { href: `/failures/${id}/`, textContent: id })));
+  }
+}
+
 /** The entry's quick answer and its first confirm step (Markdown, shown as written). */
 function answer(f) {
   return el(
@@ -155,6 +186,7 @@ function finish(result) {
   for (const note of result.notes) notesBox.append(el("p", { className: "note", textContent: note }));
   const first = result.first_error;
   showDecisive(first);
+  showHang(result.hang);
   if (!result.findings.length) {
     summary.textContent = `No known failure matched in ${result.lines.toLocaleString()} lines.`;
     empty.hidden = false;
@@ -170,7 +202,9 @@ function finish(result) {
     return;
   }
   const init = result.initiating;
-  summary.textContent = init
+  summary.textContent = init && init.id === null
+    ? `Initiating rank: ${init.rank}. ${init.reason[0].toUpperCase()}${init.reason.slice(1)}.`
+    : init
     ? `First root cause: ${result.findings[0].title}, at ${init.file} line ${init.line}${init.rank !== null ? `, rank ${init.rank}` : ""}${init.time ? `, ${showTime(init.time)}` : ""}.`
     : first && first.kind !== "wrapper" && first.kind !== "collateral"
       ? `Only collateral or warning lines matched an entry in ${result.lines.toLocaleString()} lines; no entry covers the decisive line below.`

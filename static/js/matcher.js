@@ -11,6 +11,7 @@ const MAX_TEXT = 2000;
 const EVIDENCE_CAP = 20;
 const BINARY_SAMPLE = 8192;
 const WRAP_SAMPLE = 1 << 20;
+const WRAP_START = 5;
 const WRAP_LINES = 4000;
 const BLOCK = 8 << 20;
 const NEWLINE = 10;
@@ -142,10 +143,13 @@ export function compileBundle(bundle) {
     lines: d.lines.map(([kind, rx]) => [kind, new RegExp(rx, "u")]),
     tiers: d.tiers,
   };
-  const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), ...contexts.map((x) => x.anchor), TRACEBACK, ...d.anchors])];
+  const hangAnchors = norm.hang.anchors;
+  const anchors = [...new Set([...bundle.signatures.map((s) => s.anchor), ...contexts.map((x) => x.anchor), TRACEBACK, ...d.anchors, ...hangAnchors])];
   return {
     decisive,
     contexts,
+    hang: norm.hang,
+    hangAnchors,
     entries: bundle.entries,
     ansi: new RegExp(norm.ansi, "g"),
     progress: new RegExp(norm.progress),
@@ -237,7 +241,15 @@ export function detectWrap(c, sample, complete) {
   const atWidth = lines.slice(0, WRAP_LINES).filter((_, i) => lengths[i] === widest);
   const near = lengths.filter((n) => n * 4 >= widest * 3).length;
   const ends = lengths.filter((n) => n > 0 && n < widest).length;
-  const ok = widest >= 60 && atWidth.length >= 3 && atWidth.length * 10 >= near * 3 && ends > 0 && new Set(atWidth).size >= 3;
+  // Separate records of one length (the same message from each rank) are each followed by a line
+  // that starts like a record (like the first line, or a line after a short one); a wrapped line is
+  // followed by its rest.
+  const starts = new Set(lengths.map((_, i) => (i === 0 || lengths[i - 1] < widest ? lines[i].slice(0, WRAP_START) : null)).filter((x) => x !== null));
+  let records = 0;
+  for (let i = 0; i + 1 < lengths.length; i++) {
+    if (lengths[i] === widest && lines[i + 1].length >= WRAP_START && starts.has(lines[i + 1].slice(0, WRAP_START))) records++;
+  }
+  const ok = widest >= 60 && atWidth.length >= 3 && atWidth.length * 10 >= near * 3 && ends > 0 && new Set(atWidth).size >= 3 && records * 2 <= atWidth.length;
   return ok ? widest : null;
 }
 
@@ -281,6 +293,104 @@ function compare(a, b) {
   return a.ev.line === b.ev.line ? 0 : a.ev.line < b.ev.line ? -1 : 1;
 }
 
+const MAX_RANKS = 4096;
+
+/**
+ * Watchdog and progress lines per process group and rank: which rank never reached the collective
+ * the others wait on (denpex_site/matcher/hang.py, the same rules from the bundle).
+ */
+class HangTable {
+  constructor(rules, entries) {
+    this.rankRe = new RegExp(rules.rank, "u");
+    this.timeoutRe = new RegExp(rules.timeout, "u");
+    this.progressRe = new RegExp(rules.progress, "u");
+    this.causes = rules.causes.filter((c) => c in entries);
+    this.groups = new Map();
+  }
+
+  add(line, rank, file, lineNo) {
+    const timeout = this.timeoutRe.exec(line);
+    const progress = timeout ? null : this.progressRe.exec(line);
+    if (!timeout && !progress) return;
+    const named = this.rankRe.exec(line);
+    const group = named && named[1] ? pgName(named[1]) : "";
+    if (named) rank = Number(named[2]);
+    if (rank === null) return;
+    if (!this.groups.has(group)) this.groups.set(group, new Map());
+    const rows = this.groups.get(group);
+    let row = rows.get(rank);
+    if (!row) {
+      if (rows.size >= MAX_RANKS) return;
+      row = { rank, file, line: lineNo, seq: null, op: null, numel_in: null, numel_out: null, enqueued: null, completed: null };
+      rows.set(rank, row);
+    }
+    if (timeout) {
+      const seq = Number(timeout[1]);
+      if (row.seq === null || seq > row.seq) {
+        Object.assign(row, { seq, op: timeout[2], file, line: lineNo });
+        row.numel_in = timeout[3] ? Number(timeout[3]) : null;
+        row.numel_out = timeout[4] ? Number(timeout[4]) : null;
+      }
+    } else {
+      row.enqueued = newer(row.enqueued, Number(progress[1]));
+      row.completed = newer(row.completed, Number(progress[2]));
+    }
+  }
+
+  result() {
+    const names = [...this.groups.keys()].sort((a, b) => {
+      const da = a === "" || a === "default_pg" ? 0 : 1;
+      const db = b === "" || b === "default_pg" ? 0 : 1;
+      return da - db || (a < b ? -1 : a > b ? 1 : 0);
+    });
+    const out = [];
+    for (const name of names) {
+      const rows = this.groups.get(name);
+      const waited = [...rows.values()].filter((r) => r.seq !== null);
+      if (waited.length) out.push(this.analyse(name, rows, waited));
+    }
+    return out;
+  }
+
+  analyse(name, rows, waited) {
+    const all = [...rows.values()];
+    const target = Math.max(...all.map(reached));
+    const op = waited.find((r) => r.seq === target)?.op ?? null;
+    const behind = all.filter((r) => reached(r) < target).map((r) => r.rank).sort((a, b) => a - b);
+    const top = Math.max(...rows.keys());
+    const silent = [];
+    if (rows.size >= 2 && top < MAX_RANKS) for (let k = 0; k <= top; k++) if (!rows.has(k)) silent.push(k);
+    const sizes = [...new Set(waited.filter((r) => r.seq === target && r.numel_in !== null).map((r) => r.numel_in))].sort((a, b) => a - b);
+    const what = `SeqNum ${target}` + (op ? ` (${op})` : "");
+    let culprit = null;
+    let reason;
+    if (behind.length) {
+      culprit = behind[0];
+      reason = `rank ${culprit} never reached ${what}: its last collective is SeqNum ${reached(rows.get(culprit))}`;
+      if (behind.length > 1) reason += ` (ranks behind: ${behind.join(", ")})`;
+    } else if (silent.length === 1) {
+      culprit = silent[0];
+      reason = `rank ${culprit} printed no watchdog line while the other ranks waited on ${what}: it most likely never reached it (or its log is not in the input)`;
+    } else if (silent.length) {
+      reason = `ranks ${silent.join(", ")} printed no watchdog line while the others waited on ${what}`;
+    } else if (sizes.length > 1) {
+      reason = `every rank reached ${what}, but with different sizes (NumelIn [${sizes.join(", ")}]): the ranks disagree on the collective`;
+    } else {
+      reason = `every rank in the log waited on ${what}: no rank is behind here; the slow rank's log may be missing`;
+    }
+    const ranks = [...rows.keys()].sort((a, b) => a - b).map((k) => ({ ...rows.get(k) }));
+    return { pg: name || null, seq: target, op, ranks, behind, silent, rank: culprit, reason, causes: this.causes };
+  }
+}
+
+function pgName(text) {
+  const m = /\(([^()]{1,80})\)/.exec(text);
+  return m ? m[1] : text.trim();
+}
+
+const newer = (old, value) => (old === null || value > old ? value : old);
+const reached = (r) => Math.max(...[r.seq, r.enqueued, -1].filter((x) => x !== null));
+
 /** Accumulates evidence over any number of logs; ``result()`` ranks the findings. */
 export class Diagnosis {
   constructor(compiled) {
@@ -290,6 +400,7 @@ export class Diagnosis {
     this.notes = [];
     this.lines = 0;
     this.decisive = null;
+    this.hang = new HangTable(compiled.hang, compiled.entries);
     this.raised = new Map();
     /** The exception line that ended each traceback, by "file:rank:line it began at". */
     this.ends = new Map();
@@ -313,6 +424,7 @@ export class Diagnosis {
       tracebacks.set(rank, lineNo);
       scan.frames.delete(rank);
     }
+    if (c.hangAnchors.some((a) => line.includes(a))) this.hang.add(line, rank, this.files[fileIndex].name, lineNo);
     let kind = null;
     if (c.decisive.anchors.some((a) => line.includes(a))) {
       const frame = c.decisive.frame.exec(body);
@@ -459,11 +571,18 @@ export class Diagnosis {
     );
     const findings = rows.map((r) => r.finding);
     const lead = findings.find((f) => f.role === "root-cause");
-    const initiating = lead
-      ? { id: lead.id, file: lead.first.file, line: lead.first.line, began: lead.first.began, rank: lead.first.rank, time: lead.first.time }
+    let initiating = lead
+      ? { id: lead.id, file: lead.first.file, line: lead.first.line, began: lead.first.began, rank: lead.first.rank, time: lead.first.time, reason: null }
       : null;
+    const hang = this.hang.result();
+    const culprit = hang.find((h) => h.rank !== null);
+    if (culprit) {
+      // The rank that never reached the collective the others wait on started the failure.
+      const empty = { id: null, file: null, line: null, began: null, time: null };
+      initiating = { ...(initiating ?? empty), rank: culprit.rank, reason: culprit.reason };
+    }
     const first_error = this.firstError(lead ? this.findings.get(lead.id) : null);
-    return { schema_version: BUNDLE_VERSION, files: this.files, lines: this.lines, findings, initiating, first_error, notes: this.notes };
+    return { schema_version: BUNDLE_VERSION, files: this.files, lines: this.lines, findings, initiating, hang, first_error, notes: this.notes };
   }
 }
 

@@ -144,7 +144,8 @@ def test_log_anatomy(bundle_path: Path, name: str, expected: tuple) -> None:
 
 def test_wrap_detection() -> None:
     ansi = Engine.__init__.__globals__["re"].compile(rb"\x1b\[[0-9;]*m")
-    wrapped = b"".join(str(i).encode() * 80 + b"\n" for i in range(5)) + b"short\n"
+    message = " ".join(f"word{i}" for i in range(80)).encode()  # one long line cut every 80 columns
+    wrapped = b"".join(message[i : i + 80] + b"\n" for i in range(0, 400, 80)) + b"short\n"
     assert detect_wrap(wrapped, True, ansi) == 80
     repeated = b"x" * 80 + b"\n" * 1 + (b"x" * 80 + b"\n") * 10 + b"short\n"
     assert detect_wrap(repeated, True, ansi) is None, (
