@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import stat
 import sys
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -22,7 +24,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "diagnose", help="name the known failures in training logs (exit 0 found, 1 none, 2 error)"
     )
     p.add_argument(
-        "files", nargs="+", metavar="FILE", help="log files, one per rank is best; - reads standard input"
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="log files (.gz ones too), one per rank is best; a folder stands for the files in it; "
+        "- reads standard input",
     )
     p.add_argument("--json", action="store_true", help="print the structured result")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto")
@@ -38,16 +44,20 @@ def run(args: argparse.Namespace) -> int:
 
     diagnosis = Diagnosis(Engine(load_bundle(bundle_path(args))))
     failed: list[str] = []
-    for name in args.files:
+    names = [name for given in args.files for name in _expand(given)]
+    for name in names:
         try:
             if name == "-":
                 diagnosis.add_stream(cast("Readable", sys.stdin.buffer), "stdin")
+            elif name.endswith(".gz"):
+                with gzip.open(_regular_file(name)) as fh:
+                    diagnosis.add_stream(cast("Readable", fh), name)
             else:
                 diagnosis.add_file(_regular_file(name), name)
-        except (OSError, InputError) as exc:
+        except (OSError, EOFError, zlib.error, InputError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            failed.append(f"cannot read {name}: {reason}")
-    if failed and len(failed) == len(args.files):
+            failed.append(f"cannot read {name}: {reason or type(exc).__name__}")
+    if failed and len(failed) == len(names):
         raise InputError("; ".join(failed))
     result = diagnosis.result()
     if args.json:
@@ -63,6 +73,18 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         return 2
     return 0 if result["findings"] else 1
+
+
+def _expand(name: str) -> list[str]:
+    """A folder stands for the regular, visible files directly in it, sorted by name (one file per
+    rank, as launchers write them); anything else stands for itself."""
+    path = Path(name)
+    if name == "-" or not path.is_dir():
+        return [name]
+    files = sorted(str(p) for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise InputError(f"{name} is a folder without files")
+    return files
 
 
 def _regular_file(name: str) -> Path:

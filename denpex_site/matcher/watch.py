@@ -1,12 +1,14 @@
-"""Follow a growing log (like ``tail -F``) and alert the moment a root-cause signature appears.
+"""Follow a growing log (like ``tail -F``) and alert the moment a known failure's line appears.
 
 The file is polled. It is read again from its start when it is replaced (a new inode, as log
 rotation does), when it shrinks, and when it was truncated and grew back past the point already
 read between two polls: the bytes just before that point are kept and compared on every poll.
 Each such new start is a new run, so a failure seen before alerts again. Only complete lines are
-matched; each alert names the entry, the line and its link, once per entry and run. ``--exec``
-runs a shell command on the first alert of each run, with the finding in DENPEX_* environment
-variables.
+matched; each alert names the entry, the line and its link, once per entry and run: root causes
+as ALERT, warnings and collateral lines (what the victims of a failure print) marked as such.
+``--stall`` alerts when the log stops growing. ``--exec`` runs a shell command on the first alert
+of each run and on each stall, with the finding in DENPEX_* environment variables (listed in
+``denpex-site watch --help``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -99,28 +101,35 @@ class Run:
         self.alerted: set[str] = set()
 
     def new_findings(self, chunk: bytes) -> Iterator[dict[str, Any]]:
+        """The findings not alerted on yet in this run, root causes first."""
         self.line_no = self.diagnosis.scan_lines(chunk, 0, len(chunk), self.state, self.line_no)
         for finding in self.diagnosis.result()["findings"]:
-            if finding["role"] == "root-cause" and finding["id"] not in self.alerted:
+            if finding["id"] not in self.alerted:
                 self.alerted.add(finding["id"])
                 yield finding
+
+
+HEADINGS = {
+    "root-cause": "ALERT",
+    "warning": "WARNING",
+    "collateral": "COLLATERAL (printed by the victims of a failure: the cause may be on another rank or earlier)",
+}
 
 
 def _alert(finding: dict[str, Any], name: str, base_url: str) -> None:
     ev = finding["first"]
     rank = f", rank {ev['rank']}" if ev["rank"] is not None else ""
-    print(
-        f"ALERT {safe(finding['title'])} at {safe(name)}:{ev['line']}{rank}\n  > {safe(ev['text'][:300])}\n"
-        f"  cause: {safe(finding['cause'])}\n  fix:   {safe(finding['fix'])}\n"
-        f"  {base_url}/failures/{finding['id']}/",
-        flush=True,
-    )
+    lines = [f"{HEADINGS[finding['role']]} {safe(finding['title'])} at {safe(name)}:{ev['line']}{rank}"]
+    lines.append(f"  > {safe(ev['text'][:300])}")
+    if finding["role"] != "collateral":
+        lines += [f"  cause: {safe(finding['cause'])}", f"  fix:   {safe(finding['fix'])}"]
+    lines.append(f"  {base_url}/failures/{finding['id']}/")
+    print("\n".join(lines), flush=True)
 
 
-def _run_command(command: str, finding: dict[str, Any], path: Path) -> None:
-    ev = finding["first"]
-    env = dict(os.environ, DENPEX_ENTRY=finding["id"], DENPEX_FILE=str(path), DENPEX_LINE=str(ev["line"]))
-    env["DENPEX_RANK"] = "" if ev["rank"] is None else str(ev["rank"])
+def _run_command(command: str, path: Path, role: str, entry: str, line: int, rank: int | None) -> None:
+    env = dict(os.environ, DENPEX_ROLE=role, DENPEX_ENTRY=entry, DENPEX_FILE=str(path), DENPEX_LINE=str(line))
+    env["DENPEX_RANK"] = "" if rank is None else str(rank)
     subprocess.run(command, shell=True, env=env, check=False)
 
 
@@ -133,14 +142,21 @@ def watch(
     from_end: bool = False,
     interval: float = 0.25,
     exit_on_alert: bool = False,
+    stall: float | None = None,
     max_polls: int | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> int:
-    """Follow ``path`` until interrupted (or ``max_polls``); 0 when anything alerted, else 1."""
+    """Follow ``path`` until interrupted (or ``max_polls``); 0 when anything alerted, else 1.
+
+    ``stall``: minutes without a new line after which the log counts as stopped (alerted once,
+    until it grows again)."""
     engine = Engine(bundle)
     follower = Follower(path, from_end=from_end)
     run = Run(engine, path.name)
     alerted_ever = False
     polls = 0
+    grew = clock()
+    stalled = False
     print(f"watching {safe(str(path))} (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
         while max_polls is None or polls < max_polls:
@@ -155,14 +171,27 @@ def watch(
                 )
                 run = Run(engine, path.name)
             if not chunk:
+                if stall is not None and not stalled and clock() - grew >= stall * 60:
+                    stalled = alerted_ever = True
+                    print(
+                        f"STALL {safe(path.name)} has had no new line for {stall:g} minute(s) "
+                        f"(last line read: {run.line_no}): a hang, or a job that died without a word",
+                        flush=True,
+                    )
+                    if command:
+                        _run_command(command, path, "stall", "", run.line_no, None)
+                    if exit_on_alert:
+                        return 0
                 time.sleep(interval)
                 continue
+            grew, stalled = clock(), False
             for finding in run.new_findings(chunk):
                 first_of_run = len(run.alerted) == 1
                 alerted_ever = True
                 _alert(finding, path.name, base_url)
                 if command and first_of_run:
-                    _run_command(command, finding, path)
+                    ev = finding["first"]
+                    _run_command(command, path, finding["role"], finding["id"], ev["line"], ev["rank"])
                 if exit_on_alert:
                     return 0
     except KeyboardInterrupt:

@@ -50,10 +50,31 @@ async function* pieces(file) {
   }
 }
 
+/** The text of a .gz file, decompressed as it streams; progress counts the compressed bytes read. */
+async function* gunzipped(file, state) {
+  const counted = new TransformStream({
+    transform(chunk, controller) {
+      state.done += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+  const reader = file.stream().pipeThrough(counted).pipeThrough(new DecompressionStream("gzip")).getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
 async function scanFile(diagnosis, file, state) {
   const scan = diagnosis.openFile(file.name);
-  for await (const value of pieces(file)) {
-    state.done += value.length;
+  const gz = file.name.endsWith(".gz");
+  for await (const value of gz ? gunzipped(file, state) : pieces(file)) {
+    if (!gz) state.done += value.length;
     if (!scan.push(value)) {
       state.done = state.before + file.size;
       break;

@@ -203,6 +203,24 @@ def test_diagnose_files_and_nothing_known(page: tuple[object, Watch, str], tmp_p
     watch.assert_clean()
 
 
+def test_diagnose_reads_gz_logs_and_shows_the_hang(page: tuple[object, Watch, str], tmp_path: Path) -> None:
+    """A .gz log is decompressed as it streams; a hang shows the table and the rank behind."""
+    import gzip
+
+    p, watch, base = page
+    log = tmp_path / "job.log.gz"
+    log.write_bytes(gzip.compress((REPO / "tests/logs/hang-ranks-same-length.log").read_bytes()))
+    p.goto(base + "/diagnose/")
+    p.set_input_files("#log-files", str(log))
+    p.click("#diagnose-form button[type=submit]")
+    p.wait_for_selector("#diagnosis-results[data-state=done]", timeout=15_000)
+    assert p.locator("#hang-box").is_visible()
+    assert "Rank 0 never reached SeqNum 4123 (ALLREDUCE)" in p.locator("#hang-reason").inner_text()
+    assert p.locator("#hang-tables tr.behind th").inner_text() == "0"
+    assert p.locator("#diagnosis-summary").inner_text().startswith("Initiating rank: 0.")
+    watch.assert_clean()
+
+
 def test_diagnose_says_so_when_the_worker_cannot_load(page: tuple[object, Watch, str]) -> None:
     """A worker script that fails to load must not leave "Reading..." on screen forever."""
     p, _watch, base = page
