@@ -22,7 +22,7 @@ from .realset import FIELDS, figures, real_logs
 FLOOR_COVERAGE = 0.72
 FLOOR_FIRST = 0.87
 FLOOR_NO_WRONG_ROOT_CAUSE = 0.99
-FLOOR_DECISIVE = 0.88
+FLOOR_DECISIVE = 0.90
 
 LOGS = real_logs()
 

@@ -10,7 +10,8 @@ matcher applies the same ones. A line is a candidate when it is one of these kin
 - ``error``: compiler, pip and CMake error lines;
 - ``wrapper``: lines that only report another process's failure (torchrun's ChildFailedError,
   ``CalledProcessError``, ``exited with return code``, SIGTERM notices), chosen only when nothing
-  else is there; collateral signature hits count as wrappers too.
+  else is there; collateral signature hits count as wrappers too;
+- ``warning``: a line a warning signature matches, chosen only when no other kind is there.
 
 Among candidates the lowest tier wins, then the earliest (by time when both lines carry one, else
 by file and line); the frame a traceback's exception was raised in names where it was raised.
@@ -103,7 +104,7 @@ LINES: list[tuple[str, str]] = [
 """Line kinds, tried in order on a line's text after its rank prefix; the first that matches wins."""
 
 
-TIER = {"kill": 0, "fatal": 0, "exception": 1, "error": 1, "wrapper": 2, "collateral": 2}
+TIER = {"kill": 0, "fatal": 0, "exception": 1, "error": 1, "wrapper": 2, "collateral": 2, "warning": 3}
 """Lower is more decisive; an exception that ends a traceback is promoted to tier 0."""
 
 

@@ -63,6 +63,10 @@ TRACEBACK_REACH = 400
 """A hit at most this many lines after a traceback start is attributed to that traceback."""
 
 
+MAX_CONTINUATION = 4
+"""Lines below an exception line that may carry on its message (a conda conflict, a state_dict diff)."""
+
+
 MAX_ENDS = 100_000
 """Tracebacks whose ending exception is remembered (a log of millions of tracebacks keeps the first)."""
 
@@ -107,6 +111,9 @@ class FileState:
     frames: dict[int | None, tuple[int, str]] = field(default_factory=dict)
     context: dict[tuple[int | None, int], int] = field(default_factory=dict)
     """The last line, per rank and context, that matched a signature's ``traceback_has``."""
+    continued: tuple[dict[str, Any], int | None, int, int] | None = None
+    """The exception line whose message may go on below: its evidence, its rank, how many more
+    lines it may take, and the last line it took (a line is offered once, however it is reached)."""
     wrap: int | None = None
     pending: str | None = None
     pending_line: int = 0
@@ -257,8 +264,11 @@ class Diagnosis:
 
     def finish_file(self, state: FileState) -> None:
         if state.pending is not None:
+            if state.continued is not None:
+                self._continue(state.pending, state, state.pending_line)
             self._check_line(state.pending, state, state.pending_line)
             state.pending = None
+        state.continued = None
 
     def scan_lines(self, buf: bytes | bytearray, start: int, end: int, state: FileState, base: int) -> int:
         """Scan ``buf[start:end]``, whole lines ending with a newline, that follow line ``base``.
@@ -277,6 +287,7 @@ class Diagnosis:
         line_no = base
         counted_to = start
         pos = start
+        self._continue_in(buf, start, end, state, base + 1)
         while pos < end:
             m = search(buf, pos, end)
             if m is None:
@@ -286,7 +297,43 @@ class Diagnosis:
             line_no += buf.count(b"\n", counted_to, first) + 1
             self._check_line(bytes(buf[first:stop]).decode("utf-8", "replace"), state, line_no)
             counted_to = pos = stop + 1
+            self._continue_in(buf, pos, end, state, line_no + 1)
         return line_no + buf.count(b"\n", counted_to, end)
+
+    def _continue_in(
+        self, buf: bytes | bytearray, pos: int, end: int, state: FileState, line_no: int
+    ) -> None:
+        """Give the lines from ``pos`` (line ``line_no`` on) to an exception line's message while it may go on."""
+        while state.continued is not None and pos < end:
+            stop = buf.find(b"\n", pos, end)
+            self._continue(bytes(buf[pos:stop]).decode("utf-8", "replace"), state, line_no)
+            pos, line_no = stop + 1, line_no + 1
+
+    def _continue(self, raw: str, state: FileState, line_no: int) -> None:
+        """Add ``raw`` to the message of the exception line above it, or end that message: a blank
+        line, another rank's line, a frame, a timestamped record or another candidate line ends it."""
+        assert state.continued is not None
+        at, rank, left, last = state.continued
+        if line_no <= last:
+            return
+        engine = self.engine
+        line = engine.clean(raw)
+        own, body = engine.prefix(line)
+        if own is None:
+            own = self.files[state.index]["rank"]
+        text = body.strip()
+        if (
+            not text
+            or own != rank
+            or TRACEBACK in line
+            or engine.decisive.frame.match(body)
+            or engine.decisive.kind(body) is not None
+            or engine.stamp(body) is not None
+        ):
+            state.continued = None
+            return
+        at["text"] = (at["text"] + "\n" + body.rstrip())[:MAX_TEXT]
+        state.continued = (at, rank, left - 1, line_no) if left > 1 else None
 
     def _scan_small(self, chunk: bytes, state: FileState, base: int) -> int:
         """A short chunk: ask the signature set about each line (cheaper than one big scan)."""
@@ -295,6 +342,8 @@ class Diagnosis:
         line_no = base
         for raw in chunk.split(b"\n")[:-1]:
             line_no += 1
+            if state.continued is not None:
+                self._continue(raw.decode("utf-8", "replace"), state, line_no)
             if TRACEBACK_BYTES in raw or match(raw) or anchors(raw):
                 self._check_line(raw.decode("utf-8", "replace"), state, line_no)
         return line_no
@@ -312,6 +361,8 @@ class Diagnosis:
             elif len(state.pending) < MAX_LINE:
                 state.pending += piece
             if not wrapped:
+                if state.continued is not None:
+                    self._continue(state.pending, state, state.pending_line)
                 self._check_line(state.pending, state, state.pending_line)
                 state.pending = None
         return line_no
@@ -372,8 +423,8 @@ class Diagnosis:
                 "matched": m.group(0)[:MAX_TEXT],
             }
             self._record(rule, evidence, file_index)
-            if rule.role == "collateral" and kind is None:
-                kind = "collateral"
+            if rule.role in ("collateral", "warning") and kind is None:
+                kind = rule.role
             elif rule.role == "root-cause":
                 root = True
         if kind is None:
@@ -388,6 +439,8 @@ class Diagnosis:
             tier = 0  # it ends a traceback (or a whole traceback flattened onto one line)
         at["kind"] = kind
         at["raised_in"] = raised if kind == "exception" else None
+        if kind == "exception":  # its message may go on below (other lines end it in _continue)
+            state.continued = (at, rank, MAX_CONTINUATION, line_no)
         if tier == 0 and kind == "exception" and began is not None and len(self.ends) < MAX_ENDS:
             self.ends.setdefault((file_index, rank, began), at)
         key = (at, file_index)

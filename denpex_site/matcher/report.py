@@ -38,6 +38,7 @@ _KINDS = {
     "error": "an error line",
     "wrapper": "a launcher's report of another process's failure",
     "collateral": "a line that victims of a failure print",
+    "warning": "a warning that an entry knows",
 }
 
 

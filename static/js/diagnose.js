@@ -122,6 +122,7 @@ const KINDS = {
   error: "an error line",
   wrapper: "a launcher's report of another process's failure",
   collateral: "a line that victims of a failure print",
+  warning: "a warning that an entry knows",
 };
 
 /** The line that most likely tells the cause, with where it was raised. */

@@ -19,6 +19,7 @@ const ESC = 27;
 const TRACEBACK = "Traceback (most recent call last):";
 const TRACEBACK_REACH = 400;
 const MAX_ENDS = 100000;
+const MAX_CONTINUATION = 4;
 const ROLE_ORDER = { "root-cause": 0, warning: 1, collateral: 2 };
 
 /** A copy of a short string that does not keep the block it was cut from alive. */
@@ -464,7 +465,7 @@ export class Diagnosis {
         matched: own(m[0].slice(0, MAX_TEXT)),
       };
       this.record(rule, ev, fileIndex);
-      if (rule.role === "collateral" && kind === null) kind = "collateral";
+      if ((rule.role === "collateral" || rule.role === "warning") && kind === null) kind = rule.role;
       else if (rule.role === "root-cause") root = true;
     }
     if (kind === null) return;
@@ -476,11 +477,32 @@ export class Diagnosis {
     if (kind === "exception" && (raised || line.includes(TRACEBACK))) tier = 0;
     at.kind = kind;
     at.raised_in = kind === "exception" ? raised : null;
+    // Its message may go on below (other lines end it in continueLine).
+    if (kind === "exception") scan.continued = { at, rank, left: MAX_CONTINUATION, last: lineNo };
     const end = `${fileIndex}:${rank}:${began}`;
     if (tier === 0 && kind === "exception" && began !== null && this.ends.size < MAX_ENDS && !this.ends.has(end)) this.ends.set(end, at);
     const key = { ev: at, file: fileIndex };
     const best = this.decisive;
     if (!best || tier < best.tier || (tier === best.tier && compare(key, best.key) < 0)) this.decisive = { tier, key };
+  }
+
+  /**
+   * Add ``raw`` to the message of the exception line above it, or end that message: a blank line,
+   * another rank's line, a frame, a timestamped record or another candidate line ends it.
+   */
+  continueLine(raw, scan, lineNo) {
+    const c = this.c;
+    const { at, rank, left, last } = scan.continued;
+    if (lineNo <= last) return; // offered once, however the line is reached
+    const line = cleanLine(c, raw);
+    const [prefixed, body] = prefix(c, line);
+    const who = prefixed ?? this.files[scan.index].rank;
+    if (!body.trim() || who !== rank || line.includes(TRACEBACK) || c.decisive.frame.test(body) || lineKind(c, body) !== null || stamp(c, body) !== null) {
+      scan.continued = null;
+      return;
+    }
+    at.text = own((at.text + "\n" + body.trimEnd()).slice(0, MAX_TEXT));
+    scan.continued = left > 1 ? { at, rank, left: left - 1, last: lineNo } : null;
   }
 
   /**
@@ -606,6 +628,8 @@ class FileScan {
     this.frames = new Map();
     /** The last line, per "rank:context", that matched a signature's ``traceback_has``. */
     this.context = new Map();
+    /** The exception line whose message may go on below: { at, rank, left, last line taken }. */
+    this.continued = null;
     this.wrap = null;
     this.joined = null;
     this.joinedLine = 0;
@@ -719,12 +743,26 @@ class FileScan {
       const text = decoder.decode(data);
       return this.scanWrapped(text.includes("\x1b") ? text.replace(this.d.c.ansi, "") : text, base);
     }
+    this.continueIn(data, 0, base + 1);
     const lines = this.d.c.scan.lines(data, (start, end, index, escaped) => {
       // An anchor ends in this line, or ANSI codes may hide one: check the whole line.
       const line = data.subarray(start, end);
-      if (!escaped || this.hasAnchor(line)) this.d.checkLine(decoder.decode(line), this, base + index + 1);
+      if (!escaped || this.hasAnchor(line)) {
+        this.d.checkLine(decoder.decode(line), this, base + index + 1);
+        this.continueIn(data, end + 1, base + index + 2);
+      }
     });
     return base + lines;
+  }
+
+  /** Give the lines from ``pos`` (line ``lineNo`` on) to an exception line's message while it may go on. */
+  continueIn(data, pos, lineNo) {
+    while (this.continued && pos < data.length) {
+      const stop = data.indexOf(NEWLINE, pos);
+      this.d.continueLine(decoder.decode(data.subarray(pos, stop)), this, lineNo);
+      pos = stop + 1;
+      lineNo += 1;
+    }
   }
 
   /** Does this line, once its ANSI codes are removed, contain an anchor? */
@@ -752,6 +790,7 @@ class FileScan {
         this.joinedLine = lineNo;
       } else if (this.joined.length < MAX_LINE) this.joined += piece;
       if (!wrapped) {
+        if (this.continued) this.d.continueLine(this.joined, this, this.joinedLine);
         this.d.checkLine(this.joined, this, this.joinedLine);
         this.joined = null;
       }
@@ -770,9 +809,11 @@ class FileScan {
     this.buf = new Uint8Array(0);
     this.len = 0;
     if (this.joined !== null) {
+      if (this.continued) this.d.continueLine(this.joined, this, this.joinedLine);
       this.d.checkLine(this.joined, this, this.joinedLine);
       this.joined = null;
     }
+    this.continued = null;
     this.info.lines = this.lineNo;
     this.d.lines += this.lineNo;
   }

@@ -147,3 +147,39 @@ def test_an_entry_matching_a_code_line_agrees_with_the_exception_that_ends_its_t
     first = result["first_error"]
     assert (first["line"], first["kind"]) == (4, "exception")
     assert first["raised_in"] == {"path": "diffusers/loaders/peft.py", "library": "diffusers"}
+
+
+def test_the_message_goes_on_below_the_exception_line(bundle_path: Path) -> None:
+    """An exception's message on several lines (a state_dict diff) is the decisive line, up to the blank."""
+    got = first_error(bundle_path, (LOGS / "decisive-message-continues.log").read_text())
+    assert got["line"] == 6 and got["text"].splitlines() == [
+        "RuntimeError: Error(s) in loading state_dict for Net:",
+        '\tMissing key(s) in state_dict: "fc.weight", "fc.bias".',
+        '\tUnexpected key(s) in state_dict: "head.weight", "head.bias".',
+    ]
+
+
+@pytest.mark.parametrize(
+    ("below", "kept"),
+    [
+        ("[rank1]: ValueError: x\n[rank0]:   - package b requires c\n", 1),  # another rank's line
+        ('ValueError: x\n  File "b.py", line 2, in g\n', 1),  # a frame
+        ("ValueError: x\n2024-05-01 10:00:00 INFO step 3\n", 1),  # a timestamped record
+        ("ValueError: x\nKeyError: 'y'\n", 1),  # another candidate line
+        ("ValueError: x\n" + "".join(f"  detail {i}\n" for i in range(9)), 5),  # at most four more
+    ],
+)
+def test_the_message_ends_where_another_record_begins(bundle_path: Path, below: str, kept: int) -> None:
+    head = 'Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n'
+    got = first_error(bundle_path, head + below)
+    assert len(got["text"].splitlines()) == kept, got["text"]
+
+
+def test_a_known_warning_is_decisive_when_nothing_else_is_there(bundle_path: Path) -> None:
+    warning = (
+        "/home/user/venv/lib/python3.10/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the "
+        "inputs have requires_grad=True. Gradients will be None\n"
+    )
+    got = first_error(bundle_path, "step 1 loss 2.3\n" + warning)
+    assert (got["line"], got["kind"]) == (2, "warning")
+    assert first_error(bundle_path, warning + "Killed\n")["kind"] == "kill"
