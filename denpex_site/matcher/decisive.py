@@ -47,13 +47,16 @@ ANCHORS = [
     "(exitcode: ",
     "closing signal",
     'File "',
+    "File /",
+    "File ~",
 ]
 """Literal words one of which every candidate line and every traceback frame contains: the scans
 stop at lines holding one (beside the signatures' own anchors)."""
 
 
-FRAME = r'^[ \t]{0,40}File "([^"]{1,1000})", line [0-9]{1,9}'
-"""A traceback frame; group 1 is the file."""
+FRAME = r'^[ \t]{0,40}File (?:"([^"]{1,1000})", line [0-9]{1,9}|((?:~|/)[^:"]{0,1000}):[0-9]{1,9}, in )'
+"""A traceback frame: Python's (group 1 is the file) or IPython 8's ``File ~/x.py:12, in f()``
+(group 2)."""
 
 
 INLINE_FRAME = r'File "([^"]{1,1000})", line [0-9]{1,9}'

@@ -48,6 +48,10 @@ WRAP_START = 5
 """Characters that tell a new record's start (``[rank``, ``2024-``) from a wrapped line's rest."""
 
 
+BOX_EDGES = "│┃║╮╯╗╝┐┘┓┛|"
+"""Right edges of a drawn box (a Rich traceback): lines of one width that end in one are a box, not wrapping."""
+
+
 WRAP_LINES = 4000
 """Wrapping is detected on the first lines (at most this many) of the first MiB of a file."""
 
@@ -119,6 +123,17 @@ class FileState:
     pending_line: int = 0
 
 
+WINDOW_BEFORE = 200
+"""Characters kept before the matched part when a long line is cut to MAX_TEXT for its evidence."""
+
+
+def window(line: str, start: int) -> str:
+    """MAX_TEXT characters of a long line around a match that begins at ``start``: the match is
+    never cut off at its start, and some of what precedes it stays."""
+    lo = max(0, min(start - WINDOW_BEFORE, len(line) - MAX_TEXT))
+    return line[lo : lo + MAX_TEXT]
+
+
 def detect_wrap(sample: bytes, complete: bool, ansi: re.Pattern[bytes]) -> int | None:
     """The width a terminal or a paste wrapped this log at, or None.
 
@@ -153,6 +168,7 @@ def detect_wrap(sample: bytes, complete: bool, ansi: re.Pattern[bytes]) -> int |
         and ends
         and len(set(at_width)) >= 3
         and records * 2 <= len(at_width)
+        and sum(1 for x in at_width if x.rstrip("\r")[-1:] in BOX_EDGES) * 2 <= len(at_width)
     ):
         return widest
     return None
@@ -383,7 +399,7 @@ class Diagnosis:
         if any(a in line for a in engine.decisive.anchors):
             frame = engine.decisive.frame.match(body)
             if frame is not None:
-                state.frames[rank] = (line_no, frame.group(1))
+                state.frames[rank] = (line_no, frame.group(1) or frame.group(2))
                 opened = tracebacks.get(rank)
                 if opened is None or line_no - opened > TRACEBACK_REACH:
                     tracebacks[rank] = line_no  # a paste that starts inside a traceback
@@ -419,7 +435,7 @@ class Diagnosis:
                 "time": at["time"],
                 "role": rule.role,
                 "signature": rule.index,
-                "text": at["text"],
+                "text": at["text"] if len(line) <= MAX_TEXT else window(line, m.start()),
                 "matched": m.group(0)[:MAX_TEXT],
             }
             self._record(rule, evidence, file_index)

@@ -27,7 +27,9 @@ except ImportError:  # pragma: no cover - exercised where google-re2 is missing
 
 MAX_LINE = 65536
 """Characters of a line that are looked at; the rest of a longer line is ignored."""
-TRACEBACK = "Traceback (most recent call last):"
+TRACEBACK = "Traceback (most recent call last)"
+"""What opens a traceback: Python's header, IPython's (``ValueError   Traceback (most recent call last)``)
+and Rich's box title."""
 
 
 def normalise_time(date: str, clock: str) -> str:

@@ -12,11 +12,12 @@ const EVIDENCE_CAP = 20;
 const BINARY_SAMPLE = 8192;
 const WRAP_SAMPLE = 1 << 20;
 const WRAP_START = 5;
+const BOX_EDGES = "│┃║╮╯╗╝┐┘┓┛|";
 const WRAP_LINES = 4000;
 const BLOCK = 8 << 20;
 const NEWLINE = 10;
 const ESC = 27;
-const TRACEBACK = "Traceback (most recent call last):";
+const TRACEBACK = "Traceback (most recent call last)";
 const TRACEBACK_REACH = 400;
 const MAX_ENDS = 100000;
 const MAX_CONTINUATION = 4;
@@ -250,8 +251,16 @@ export function detectWrap(c, sample, complete) {
   for (let i = 0; i + 1 < lengths.length; i++) {
     if (lengths[i] === widest && lines[i + 1].length >= WRAP_START && starts.has(lines[i + 1].slice(0, WRAP_START))) records++;
   }
-  const ok = widest >= 60 && atWidth.length >= 3 && atWidth.length * 10 >= near * 3 && ends > 0 && new Set(atWidth).size >= 3 && records * 2 <= atWidth.length;
+  const ok = widest >= 60 && atWidth.length >= 3 && atWidth.length * 10 >= near * 3 && ends > 0 && new Set(atWidth).size >= 3 && records * 2 <= atWidth.length && atWidth.filter((x) => BOX_EDGES.includes(x.replace(/\r$/, "").slice(-1) || "\0")).length * 2 <= atWidth.length;
   return ok ? widest : null;
+}
+
+const WINDOW_BEFORE = 200;
+
+/** MAX_TEXT characters of a long line around a match at ``start`` (see diagnosis.window). */
+function window(line, start) {
+  const lo = Math.max(0, Math.min(start - WINDOW_BEFORE, line.length - MAX_TEXT));
+  return line.slice(lo, lo + MAX_TEXT);
 }
 
 /** The first decisive-line kind whose rule matches a line's text after its rank prefix. */
@@ -430,7 +439,7 @@ export class Diagnosis {
     if (c.decisive.anchors.some((a) => line.includes(a))) {
       const frame = c.decisive.frame.exec(body);
       if (frame) {
-        scan.frames.set(rank, [lineNo, frame[1]]);
+        scan.frames.set(rank, [lineNo, frame[1] ?? frame[2]]);
         const opened = tracebacks.get(rank);
         // A paste that starts inside a traceback.
         if (opened === undefined || lineNo - opened > TRACEBACK_REACH) tracebacks.set(rank, lineNo);
@@ -461,7 +470,7 @@ export class Diagnosis {
         time: at.time,
         role: rule.role,
         signature: rule.index,
-        text: at.text,
+        text: line.length <= MAX_TEXT ? at.text : own(window(line, m.index)),
         matched: own(m[0].slice(0, MAX_TEXT)),
       };
       this.record(rule, ev, fileIndex);

@@ -183,3 +183,30 @@ def test_a_known_warning_is_decisive_when_nothing_else_is_there(bundle_path: Pat
     got = first_error(bundle_path, "step 1 loss 2.3\n" + warning)
     assert (got["line"], got["kind"]) == (2, "warning")
     assert first_error(bundle_path, warning + "Killed\n")["kind"] == "kill"
+
+
+def test_ipython_frames_name_where_it_was_raised(bundle_path: Path) -> None:
+    got = first_error(bundle_path, (LOGS / "paste-ipython8.log").read_text())
+    assert (got["text"], got["kind"], got["line"]) == (
+        "ValueError: r must be a positive integer",
+        "exception",
+        15,
+    )
+    assert got["raised_in"] == {"path": "peft/tuners/lora/model.py", "library": "peft"}
+
+
+def test_a_rich_traceback_in_prose_gives_its_exception(bundle_path: Path) -> None:
+    got = first_error(bundle_path, (LOGS / "paste-rich-box.log").read_text())
+    assert (got["text"], got["kind"]) == (
+        "TypeError: train() got an unexpected keyword argument 'foo'",
+        "exception",
+    )
+
+
+def test_evidence_of_a_long_line_is_a_window_around_the_match(bundle_path: Path) -> None:
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+    diagnosis = Diagnosis(engine_of(bundle_path))
+    diagnosis.add_text("x" * 5000 + " " + oom + " " + "y" * 3000 + "\n")
+    evidence = diagnosis.result()["findings"][0]["first"]
+    assert oom in evidence["text"] and len(evidence["text"]) == 2000
+    assert evidence["text"].index(evidence["matched"]) == 200  # what precedes the match is kept too
