@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from denpex_site.matcher.bundle import BUNDLE_VERSION, rank_from_file_name
 from denpex_site.matcher.decisive import raised_by
@@ -118,7 +118,7 @@ class FileState:
     continued: tuple[dict[str, Any], int | None, int, int] | None = None
     """The exception line whose message may go on below: its evidence, its rank, how many more
     lines it may take, and the last line it took (a line is offered once, however it is reached)."""
-    wrap: int | None = None
+    wrap: Wrap | None = None
     pending: str | None = None
     pending_line: int = 0
 
@@ -134,18 +134,48 @@ def window(line: str, start: int) -> str:
     return line[lo : lo + MAX_TEXT]
 
 
-def detect_wrap(sample: bytes, complete: bool, ansi: re.Pattern[bytes]) -> int | None:
-    """The width a terminal or a paste wrapped this log at, or None.
+class Wrap(NamedTuple):
+    """How a log was wrapped: the width, and how its records start (to tell a wrapped line from a
+    record that just fills the width)."""
+
+    width: int
+    starts: frozenset[str]
+
+
+def detect_wrap(sample: bytes, complete: bool, ansi: re.Pattern[bytes]) -> Wrap | None:
+    """How a terminal or a paste wrapped this log, or None.
 
     Wrapped output has many different lines of exactly the same, greatest length (ANSI codes
     aside): at least three, and at least 30% of the lines longer than three quarters of it; and
-    some shorter lines, where wrapped lines end.
+    some shorter lines, where wrapped lines end. Lines of one width that end in a box edge are a
+    drawn box (a Rich traceback), not wrapping. The starts of records (the first line, and each
+    line after a shorter one) are kept: a line at the width followed by a line that starts like a
+    record was a whole record, and is not joined with it.
     """
     lines = ansi.sub(b"", sample).decode("utf-8", "replace").split("\n")
     lines = lines[:-1] if not complete or lines[-1] == "" else lines
     lengths = [len(x) - 1 if x.endswith("\r") else len(x) for x in lines[:WRAP_LINES]]
     if not lengths:
         return None
+    widest = max(lengths)
+    at_width = [x for x, n in zip(lines, lengths, strict=False) if n == widest]
+    near = sum(1 for n in lengths if n * 4 >= widest * 3)
+    ends = sum(1 for n in lengths if 0 < n < widest)
+    if (
+        widest >= 60
+        and len(at_width) >= 3
+        and len(at_width) * 10 >= near * 3
+        and ends
+        and len(set(at_width)) >= 3
+        and sum(1 for x in at_width if x.rstrip("\r")[-1:] in BOX_EDGES) * 2 <= len(at_width)
+    ):
+        starts = frozenset(
+            lines[i][:WRAP_START]
+            for i in range(len(lengths))
+            if (i == 0 or lengths[i - 1] < widest) and lengths[i] >= WRAP_START
+        )
+        return Wrap(widest, starts)
+    return None
     widest = max(lengths)
     at_width = [x for x, n in zip(lines, lengths, strict=False) if n == widest]
     near = sum(1 for n in lengths if n * 4 >= widest * 3)
@@ -280,10 +310,7 @@ class Diagnosis:
 
     def finish_file(self, state: FileState) -> None:
         if state.pending is not None:
-            if state.continued is not None:
-                self._continue(state.pending, state, state.pending_line)
-            self._check_line(state.pending, state, state.pending_line)
-            state.pending = None
+            self._finish_pending(state)
         state.continued = None
 
     def scan_lines(self, buf: bytes | bytearray, start: int, end: int, state: FileState, base: int) -> int:
@@ -367,21 +394,30 @@ class Diagnosis:
     def _scan_wrapped(self, chunk: bytes, state: FileState, base: int) -> int:
         """The slow path for a terminal-wrapped log: rejoin lines cut at the wrap width, check each."""
         line_no = base
+        wrap = state.wrap
+        assert wrap is not None
         for raw in chunk.decode("utf-8", "replace").split("\n")[:-1]:
             line_no += 1
             bare = raw[:-1] if raw.endswith("\r") else raw
-            wrapped = len(bare) == state.wrap
+            if state.pending is not None and len(bare) >= WRAP_START and bare[:WRAP_START] in wrap.starts:
+                self._finish_pending(state)  # the line above filled the width but was a whole record
+            wrapped = len(bare) == wrap.width
             piece = bare if wrapped else raw
             if state.pending is None:
                 state.pending, state.pending_line = piece, line_no
             elif len(state.pending) < MAX_LINE:
                 state.pending += piece
             if not wrapped:
-                if state.continued is not None:
-                    self._continue(state.pending, state, state.pending_line)
-                self._check_line(state.pending, state, state.pending_line)
-                state.pending = None
+                self._finish_pending(state)
         return line_no
+
+    def _finish_pending(self, state: FileState) -> None:
+        """Check the line the wrapped pieces so far make up."""
+        assert state.pending is not None
+        if state.continued is not None:
+            self._continue(state.pending, state, state.pending_line)
+        self._check_line(state.pending, state, state.pending_line)
+        state.pending = None
 
     def _check_line(self, raw: str, state: FileState, line_no: int) -> None:
         engine = self.engine

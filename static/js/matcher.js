@@ -243,16 +243,13 @@ export function detectWrap(c, sample, complete) {
   const atWidth = lines.slice(0, WRAP_LINES).filter((_, i) => lengths[i] === widest);
   const near = lengths.filter((n) => n * 4 >= widest * 3).length;
   const ends = lengths.filter((n) => n > 0 && n < widest).length;
-  // Separate records of one length (the same message from each rank) are each followed by a line
-  // that starts like a record (like the first line, or a line after a short one); a wrapped line is
-  // followed by its rest.
-  const starts = new Set(lengths.map((_, i) => (i === 0 || lengths[i - 1] < widest ? lines[i].slice(0, WRAP_START) : null)).filter((x) => x !== null));
-  let records = 0;
-  for (let i = 0; i + 1 < lengths.length; i++) {
-    if (lengths[i] === widest && lines[i + 1].length >= WRAP_START && starts.has(lines[i + 1].slice(0, WRAP_START))) records++;
-  }
-  const ok = widest >= 60 && atWidth.length >= 3 && atWidth.length * 10 >= near * 3 && ends > 0 && new Set(atWidth).size >= 3 && records * 2 <= atWidth.length && atWidth.filter((x) => BOX_EDGES.includes(x.replace(/\r$/, "").slice(-1) || "\0")).length * 2 <= atWidth.length;
-  return ok ? widest : null;
+  const ok = widest >= 60 && atWidth.length >= 3 && atWidth.length * 10 >= near * 3 && ends > 0 && new Set(atWidth).size >= 3 && atWidth.filter((x) => BOX_EDGES.includes(x.replace(/\r$/, "").slice(-1) || "\0")).length * 2 <= atWidth.length;
+  if (!ok) return null;
+  // How records start (the first line, each line after a shorter one): a line at the width followed
+  // by a line that starts like a record was a whole record.
+  const starts = new Set();
+  for (let i = 0; i < lengths.length; i++) if ((i === 0 || lengths[i - 1] < widest) && lengths[i] >= WRAP_START) starts.add(lines[i].slice(0, WRAP_START));
+  return { width: widest, starts };
 }
 
 const WINDOW_BEFORE = 200;
@@ -792,19 +789,24 @@ class FileScan {
     for (const raw of lines) {
       lineNo += 1;
       const bare = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-      const wrapped = bare.length === this.wrap;
+      // The line above filled the width but was a whole record.
+      if (this.joined !== null && bare.length >= WRAP_START && this.wrap.starts.has(bare.slice(0, WRAP_START))) this.finishJoined();
+      const wrapped = bare.length === this.wrap.width;
       const piece = wrapped ? bare : raw;
       if (this.joined === null) {
         this.joined = piece;
         this.joinedLine = lineNo;
       } else if (this.joined.length < MAX_LINE) this.joined += piece;
-      if (!wrapped) {
-        if (this.continued) this.d.continueLine(this.joined, this, this.joinedLine);
-        this.d.checkLine(this.joined, this, this.joinedLine);
-        this.joined = null;
-      }
+      if (!wrapped) this.finishJoined();
     }
     return lineNo;
+  }
+
+  /** Check the line the wrapped pieces so far make up. */
+  finishJoined() {
+    if (this.continued) this.d.continueLine(this.joined, this, this.joinedLine);
+    this.d.checkLine(this.joined, this, this.joinedLine);
+    this.joined = null;
   }
 
   end() {
@@ -817,11 +819,7 @@ class FileScan {
     else if (this.len) this.lineNo = this.scanBytes(withNewline(this.buf.subarray(0, this.len)), this.lineNo);
     this.buf = new Uint8Array(0);
     this.len = 0;
-    if (this.joined !== null) {
-      if (this.continued) this.d.continueLine(this.joined, this, this.joinedLine);
-      this.d.checkLine(this.joined, this, this.joinedLine);
-      this.joined = null;
-    }
+    if (this.joined !== null) this.finishJoined();
     this.continued = null;
     this.info.lines = this.lineNo;
     this.d.lines += this.lineNo;

@@ -210,3 +210,11 @@ def test_evidence_of_a_long_line_is_a_window_around_the_match(bundle_path: Path)
     evidence = diagnosis.result()["findings"][0]["first"]
     assert oom in evidence["text"] and len(evidence["text"]) == 2000
     assert evidence["text"].index(evidence["matched"]) == 200  # what precedes the match is kept too
+
+
+def test_a_paste_wrapped_at_100_columns_is_rejoined(bundle_path: Path) -> None:
+    """Each record that fills the width stays whole; the cut ones are joined again."""
+    got = first_error(bundle_path, (LOGS / "wrapped-paste-100.log").read_text())
+    assert got["line"] == 10 and got["kind"] == "exception"
+    assert got["text"].endswith("and 1.85 GiB is reserved by PyTorch but unallocated.")
+    assert got["raised_in"] == {"path": "torch/nn/modules/module.py", "library": "torch"}

@@ -146,7 +146,8 @@ def test_wrap_detection() -> None:
     ansi = Engine.__init__.__globals__["re"].compile(rb"\x1b\[[0-9;]*m")
     message = " ".join(f"word{i}" for i in range(80)).encode()  # one long line cut every 80 columns
     wrapped = b"".join(message[i : i + 80] + b"\n" for i in range(0, 400, 80)) + b"short\n"
-    assert detect_wrap(wrapped, True, ansi) == 80
+    found = detect_wrap(wrapped, True, ansi)
+    assert found is not None and found.width == 80
     repeated = b"x" * 80 + b"\n" * 1 + (b"x" * 80 + b"\n") * 10 + b"short\n"
     assert detect_wrap(repeated, True, ansi) is None, (
         "identical lines are a repetitive log, not a wrapped one"
